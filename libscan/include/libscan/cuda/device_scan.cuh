@@ -1,0 +1,179 @@
+// device_scan.cuh -- single-pass device-wide scan (one read, one write of the
+// data) with decoupled look-back, for any element type and monoid.
+//
+// From your own CUDA code:
+//
+//   libscan::DeviceScanArgs<float> a;          // in, out, n, exclusive, init...
+//   a.in = d_in; a.out = d_out; a.n = n;
+//   size_t bytes = libscan::DeviceScan<float>::temp_bytes(n);
+//   ... allocate d_temp of `bytes` ...
+//   cudaError_t e = libscan::DeviceScan<float>::run(a, libscan::Sum<float>(), d_temp, bytes, stream);
+//
+// run() enqueues a memset of the tile states and one kernel; it never
+// synchronises and never allocates. It does not validate pointers: that is
+// the C API's job (libscan.h).
+//
+// Each block takes the next tile id from a counter, loads its tile with
+// 16-byte coalesced loads (warp-striped vectors, see block_scan.cuh), scans
+// it, learns its prefix by look-back (lookback.cuh) and stores the result.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cstddef>
+#include <cstdint>
+#include "libscan/cuda/block_scan.cuh"
+#include "libscan/cuda/lookback.cuh"
+#include "libscan/cuda/tuning.cuh"
+
+namespace libscan {
+
+template <typename T> struct DeviceScanArgs {
+    const T *in = nullptr;
+    T *out = nullptr;          // may equal in
+    size_t n = 0;
+    bool exclusive = false;
+    bool has_init = false;     // use `init` as carry-in (else the identity)
+    T init{};
+    const T *d_init = nullptr; // device carry-in, read when the kernel runs (wins over init)
+    T *d_total = nullptr;      // device carry-out, may equal d_init
+};
+
+namespace detail {
+
+// Shape of one tile: BLOCK threads, IPT items each, loaded as K vectors of V.
+template <typename T, int BLOCK, int IPT> struct TileShape {
+    static constexpr int V = (sizeof(T) < 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;
+    static_assert(IPT % V == 0, "libscan: items per thread must be a multiple of the vector width");
+    static constexpr int K = IPT / V;
+    static constexpr int kTile = BLOCK * IPT;
+    static constexpr int kWarpItems = kWarpThreads * IPT;
+};
+
+template <typename T, int V> __device__ __forceinline__ void load_vector(const T *p, T (&dst)[V]) {
+    if constexpr (V * sizeof(T) == 16) {
+        uint4 r = *reinterpret_cast<const uint4 *>(p);
+        memcpy(dst, &r, 16);
+    } else {
+#pragma unroll
+        for (int v = 0; v < V; ++v) dst[v] = p[v];
+    }
+}
+template <typename T, int V> __device__ __forceinline__ void store_vector(T *p, const T (&src)[V]) {
+    if constexpr (V * sizeof(T) == 16) {
+        uint4 r;
+        memcpy(&r, src, 16);
+        *reinterpret_cast<uint4 *>(p) = r;
+    } else {
+#pragma unroll
+        for (int v = 0; v < V; ++v) p[v] = src[v];
+    }
+}
+
+template <typename T> struct ScanKernelParams {
+    DeviceScanArgs<T> a;
+    bool vector_ok;          // in and out are 16-byte aligned
+    unsigned *tile_counter;  // zeroed before launch
+    unsigned num_tiles;
+};
+
+template <typename T, class Op, int BLOCK, int IPT, class State>
+__global__ void __launch_bounds__(BLOCK) device_scan_kernel(const ScanKernelParams<T> p, const Op op,
+                                                            const State state) {
+    using Shape = TileShape<T, BLOCK, IPT>;
+    constexpr int K = Shape::K, V = Shape::V;
+    __shared__ typename BlockScan<T, BLOCK>::TempStorage temp;
+    __shared__ unsigned s_tile;
+
+    if (threadIdx.x == 0) s_tile = atomicAdd(p.tile_counter, 1u);
+    __syncthreads();
+    const unsigned tile = s_tile;
+
+    const size_t tile_base = static_cast<size_t>(tile) * Shape::kTile;
+    const int warp = threadIdx.x / kWarpThreads;
+    const size_t first = tile_base + static_cast<size_t>(warp) * Shape::kWarpItems + lane_id() * V;
+    const bool full = p.a.n - tile_base >= static_cast<size_t>(Shape::kTile);
+
+    T items[K][V];
+    if (full && p.vector_ok) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) load_vector<T, V>(p.a.in + first + k * kWarpThreads * V, items[k]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                size_t i = first + k * kWarpThreads * V + v;
+                items[k][v] = i < p.a.n ? p.a.in[i] : op.identity();
+            }
+    }
+
+    TileLookback<T, Op, State> lookback{state, tile, op, op.identity(), op.identity()};
+    if (tile == 0) lookback.carry_in = p.a.d_init ? *p.a.d_init : (p.a.has_init ? p.a.init : op.identity());
+    T aggregate;
+    BlockScan<T, BLOCK>(temp).template ScanWarpStriped<K, V>(items, p.a.exclusive, op, aggregate, lookback);
+
+    if (full && p.vector_ok) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) store_vector<T, V>(p.a.out + first + k * kWarpThreads * V, items[k]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                size_t i = first + k * kWarpThreads * V + v;
+                if (i < p.a.n) p.a.out[i] = items[k][v];
+            }
+    }
+    if (p.a.d_total && threadIdx.x == 0 && tile == p.num_tiles - 1) *p.a.d_total = lookback.inclusive;
+}
+
+// n == 0: the total is just the carry-in.
+template <typename T, class Op> __global__ void write_total_kernel(const DeviceScanArgs<T> a, const Op op) {
+    *a.d_total = a.d_init ? *a.d_init : (a.has_init ? a.init : op.identity());
+}
+
+} // namespace detail
+
+// The device-wide scan for element type T with tile shape BLOCK x IPT
+// (defaults from tuning.cuh).
+template <typename T, int BLOCK = ScanTuning<sizeof(T)>::kBlockThreads,
+          int IPT = ScanTuning<sizeof(T)>::kItemsPerThread>
+struct DeviceScan {
+    using Shape = detail::TileShape<T, BLOCK, IPT>;
+    using State = TileState<T>;
+    static constexpr size_t kCounterBytes = 256;
+
+    static constexpr size_t num_tiles(size_t n) { return (n + Shape::kTile - 1) / Shape::kTile; }
+
+    // Scratch bytes for a scan of n elements (0 when n == 0).
+    static constexpr size_t temp_bytes(size_t n) {
+        return n == 0 ? 0 : kCounterBytes + State::bytes(num_tiles(n));
+    }
+
+    // Enqueues the scan on `stream`. temp must hold temp_bytes(a.n) bytes
+    // (256-byte aligned). Returns the first CUDA error met, if any.
+    template <class Op>
+    static cudaError_t run(const DeviceScanArgs<T> &a, Op op, void *temp, size_t temp_size, cudaStream_t stream) {
+        if (a.n == 0) {
+            if (a.d_total) detail::write_total_kernel<T, Op><<<1, 1, 0, stream>>>(a, op);
+            return cudaGetLastError();
+        }
+        if (temp_size < temp_bytes(a.n) || temp == nullptr) return cudaErrorInvalidValue;
+        const size_t tiles = num_tiles(a.n);
+        if (tiles > 0xffffffffull) return cudaErrorInvalidValue;
+        char *base = static_cast<char *>(temp);
+        cudaError_t e = cudaMemsetAsync(base, 0, kCounterBytes + State::zero_bytes(tiles), stream);
+        if (e != cudaSuccess) return e;
+        detail::ScanKernelParams<T> p;
+        p.a = a;
+        p.vector_ok = (reinterpret_cast<uintptr_t>(a.in) % 16 == 0) && (reinterpret_cast<uintptr_t>(a.out) % 16 == 0);
+        p.tile_counter = reinterpret_cast<unsigned *>(base);
+        p.num_tiles = static_cast<unsigned>(tiles);
+        State state = State::on(base + kCounterBytes, tiles);
+        detail::device_scan_kernel<T, Op, BLOCK, IPT, State>
+            <<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p, op, state);
+        return cudaGetLastError();
+    }
+};
+
+} // namespace libscan

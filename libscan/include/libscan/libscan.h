@@ -1,0 +1,217 @@
+/*
+ * libscan.h -- the public C API of libscan, and its manual.
+ *
+ * libscan computes prefix scans (running sums, minima, maxima) over arrays in
+ * GPU memory with a single pass: every element is read once and written once.
+ * This header is plain C99 and can be included from C or C++. The device
+ * layer (warp, block, tile look-back and device-wide scans with your own
+ * operator) lives in the headers under <libscan/cuda/> and is documented there.
+ *
+ * ---------------------------------------------------------------------------
+ * Conventions shared by every function
+ * ---------------------------------------------------------------------------
+ * Status   Every function returns a libscan_status_t. LIBSCAN_SUCCESS is 0.
+ *          libscan_status_string() turns any value into a sentence; it never
+ *          returns NULL. The library never prints, aborts or exits.
+ * Checks   All arguments are checked before anything is launched. A call that
+ *          returns an error other than LIBSCAN_ERROR_CUDA has launched
+ *          nothing and written nothing.
+ * Streams  Work is enqueued on the `stream` argument (0 = legacy default
+ *          stream) and runs asynchronously. No function synchronises with the
+ *          device; results are ready when the stream reaches that point.
+ * Temp     Scans need a small device scratch buffer (about 8 bytes per 4096
+ *          elements). Either pass one through the options (size it with
+ *          libscan_scan_temp_bytes()), or pass none and the library takes it
+ *          with cudaMallocAsync/cudaFreeAsync on `stream`. With caller temp
+ *          no allocation happens, so the call is safe under CUDA graph
+ *          capture. Temp may be reused by the next call on the same stream.
+ * Counts   Element counts are size_t; more than 2^31 elements are supported
+ *          (up to 2^40).
+ * Pointers Data pointers must be device-accessible (cudaMalloc, managed or
+ *          mapped pinned memory). Unregistered host memory is rejected with
+ *          LIBSCAN_ERROR_INVALID_POINTER (unless the device can access
+ *          pageable memory). Element pointers must be aligned to the element
+ *          size; 16-byte alignment is fastest.
+ * Determinism
+ *          The same inputs give bitwise the same outputs on every run, floats
+ *          included. The association used is fixed: the array is cut into
+ *          tiles whose size depends only on the element size; inside a tile
+ *          the combination tree is fixed by the code; tile prefixes are a
+ *          strict left fold of tile aggregates in tile order, whatever the
+ *          timing of the look-back. Float sums therefore equal a sequential
+ *          loop only up to rounding, but never vary between runs on the same
+ *          GPU architecture and library version.
+ *
+ * Operators (libscan_op_t) and their identities
+ *   LIBSCAN_OP_SUM  a + b. Integers wrap (two's complement). Identity 0 for
+ *                   integers and -0.0 for floats (so -0.0 survives a scan).
+ *   LIBSCAN_OP_MIN  the smaller of a and b. For floats NaN propagates (a NaN
+ *                   in the prefix makes the result a quiet NaN) and -0.0 is
+ *                   taken as smaller than +0.0, which makes min exactly
+ *                   associative and commutative. Identity: the type's
+ *                   maximum, +inf for floats.
+ *   LIBSCAN_OP_MAX  mirror image of MIN; identity: the type's minimum, -inf.
+ */
+#ifndef LIBSCAN_LIBSCAN_H
+#define LIBSCAN_LIBSCAN_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#include "libscan/version.h" /* generated: LIBSCAN_VERSION_{MAJOR,MINOR,PATCH} */
+
+#if defined(_WIN32)
+#  define LIBSCAN_API
+#elif defined(__GNUC__)
+#  define LIBSCAN_API __attribute__((visibility("default")))
+#else
+#  define LIBSCAN_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* LIBSCAN_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define LIBSCAN_VERSION \
+    (LIBSCAN_VERSION_MAJOR * 10000 + LIBSCAN_VERSION_MINOR * 100 + LIBSCAN_VERSION_PATCH)
+
+/* ------------------------------------------------------------------------- */
+/* Status codes. Values are explicit and only ever appended.                  */
+/* ------------------------------------------------------------------------- */
+typedef enum libscan_status {
+    LIBSCAN_SUCCESS = 0,
+    LIBSCAN_ERROR_NULL_POINTER = 1,     /* a required pointer is NULL */
+    LIBSCAN_ERROR_INVALID_DTYPE = 2,    /* dtype is not a libscan_dtype_t value */
+    LIBSCAN_ERROR_INVALID_OP = 3,       /* op is not a libscan_op_t value */
+    LIBSCAN_ERROR_INVALID_ARGUMENT = 4, /* inconsistent arguments (see function) */
+    LIBSCAN_ERROR_TEMP_TOO_SMALL = 5,   /* opts->temp_bytes < libscan_scan_temp_bytes() */
+    LIBSCAN_ERROR_OVERLAP = 6,          /* input and output overlap but are not equal */
+    LIBSCAN_ERROR_INVALID_POINTER = 7,  /* pointer is not device-accessible or misaligned */
+    LIBSCAN_ERROR_TOO_LARGE = 8,        /* count exceeds LIBSCAN_MAX_COUNT */
+    LIBSCAN_ERROR_OUT_OF_MEMORY = 9,    /* stream-ordered temp allocation failed */
+    LIBSCAN_ERROR_CUDA = 10             /* a CUDA call or launch failed; see cudaGetLastError() */
+} libscan_status_t;
+
+/* Element types. Values are explicit and only ever appended. */
+typedef enum libscan_dtype {
+    LIBSCAN_U32 = 0, /* uint32_t */
+    LIBSCAN_I32 = 1, /* int32_t  */
+    LIBSCAN_U64 = 2, /* uint64_t */
+    LIBSCAN_I64 = 3, /* int64_t  */
+    LIBSCAN_F32 = 4, /* float    */
+    LIBSCAN_F64 = 5  /* double   */
+} libscan_dtype_t;
+
+/* Operators (see the table at the top of this file). */
+typedef enum libscan_op {
+    LIBSCAN_OP_SUM = 0,
+    LIBSCAN_OP_MIN = 1,
+    LIBSCAN_OP_MAX = 2
+} libscan_op_t;
+
+/* The largest count any scan accepts (2^40 elements). */
+#define LIBSCAN_MAX_COUNT ((size_t)1 << 40)
+
+/*
+ * Options for one scan call. Zero-initialise (or use LIBSCAN_SCAN_OPTS_INIT)
+ * and set what you need; passing opts = NULL means all defaults.
+ *
+ * init      Host pointer to one element of the call's dtype: the initial value
+ *           (carry-in) combined in front of the first element. NULL: the
+ *           operator's identity. Read before the call returns.
+ * d_init    Device pointer to one element: the same, read on the device when
+ *           the scan runs, so the total of a previous call on the same stream
+ *           can feed the next one without a host round trip. At most one of
+ *           init and d_init may be set (else LIBSCAN_ERROR_INVALID_ARGUMENT).
+ * d_total   Device pointer to one element that receives init (+) x[0] (+) ...
+ *           (+) x[count-1], the carry-out. NULL: not written. It may equal
+ *           d_init (the carry is then updated in place, ready for the next
+ *           chunk). With count = 0 it receives the initial value.
+ * d_temp    Device scratch of temp_bytes bytes, or NULL for a stream-ordered
+ *           allocation by the library. Must not overlap any other argument.
+ * temp_bytes Size of d_temp; checked against libscan_scan_temp_bytes().
+ */
+typedef struct libscan_scan_opts {
+    const void *init;
+    const void *d_init;
+    void *d_total;
+    void *d_temp;
+    size_t temp_bytes;
+} libscan_scan_opts_t;
+
+#define LIBSCAN_SCAN_OPTS_INIT {NULL, NULL, NULL, NULL, 0}
+
+/* ------------------------------------------------------------------------- */
+/* Scans                                                                      */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * libscan_inclusive_scan: d_out[i] = init (+) d_in[0] (+) ... (+) d_in[i].
+ *
+ * d_in, d_out  device arrays of `count` elements of `dtype`. d_in == d_out
+ *              (in place) is allowed; any other overlap gives
+ *              LIBSCAN_ERROR_OVERLAP. Both may be NULL when count == 0.
+ * count        number of elements, 0 .. LIBSCAN_MAX_COUNT.
+ * dtype, op    element type and operator.
+ * opts         NULL or options (carry-in, carry-out, temp storage).
+ * stream       the CUDA stream the work is enqueued on.
+ *
+ * Returns LIBSCAN_SUCCESS, or: NULL_POINTER (d_in/d_out NULL with count > 0),
+ * INVALID_DTYPE, INVALID_OP, INVALID_ARGUMENT (init and d_init both set),
+ * TEMP_TOO_SMALL, OVERLAP, INVALID_POINTER (host memory or misaligned),
+ * TOO_LARGE, OUT_OF_MEMORY, CUDA. Asynchronous with respect to the host.
+ */
+LIBSCAN_API libscan_status_t libscan_inclusive_scan(const void *d_in, void *d_out, size_t count,
+                                                    libscan_dtype_t dtype, libscan_op_t op,
+                                                    const libscan_scan_opts_t *opts,
+                                                    cudaStream_t stream);
+
+/*
+ * libscan_exclusive_scan: d_out[0] = init, d_out[i] = init (+) d_in[0] (+)
+ * ... (+) d_in[i-1]. Same parameters, statuses, in-place rule and
+ * synchronisation as libscan_inclusive_scan. The total (opts->d_total)
+ * includes the last element, so chunks chain exactly as with the inclusive
+ * scan.
+ */
+LIBSCAN_API libscan_status_t libscan_exclusive_scan(const void *d_in, void *d_out, size_t count,
+                                                    libscan_dtype_t dtype, libscan_op_t op,
+                                                    const libscan_scan_opts_t *opts,
+                                                    cudaStream_t stream);
+
+/*
+ * libscan_scan_temp_bytes: *temp_bytes = the scratch bytes a scan of `count`
+ * elements of `dtype` needs (the same for every operator and both scan
+ * kinds; may be 0). Host-only, no CUDA call. Returns SUCCESS, NULL_POINTER,
+ * INVALID_DTYPE or TOO_LARGE.
+ */
+LIBSCAN_API libscan_status_t libscan_scan_temp_bytes(size_t count, libscan_dtype_t dtype,
+                                                     size_t *temp_bytes);
+
+/* ------------------------------------------------------------------------- */
+/* Helpers                                                                    */
+/* ------------------------------------------------------------------------- */
+
+/* A static English sentence for any status value, never NULL. */
+LIBSCAN_API const char *libscan_status_string(libscan_status_t status);
+
+/* Size in bytes of one element of dtype; 0 for an unknown dtype. */
+LIBSCAN_API size_t libscan_dtype_size(libscan_dtype_t dtype);
+
+/* Short name ("u32", "f64", ...) of dtype, or "unknown". Never NULL. */
+LIBSCAN_API const char *libscan_dtype_name(libscan_dtype_t dtype);
+
+/* Short name ("sum", "min", "max") of op, or "unknown". Never NULL. */
+LIBSCAN_API const char *libscan_op_name(libscan_op_t op);
+
+/* The version of the library actually linked, as LIBSCAN_VERSION encodes it. */
+LIBSCAN_API int libscan_version(void);
+
+/* The same as a string, "MAJOR.MINOR.PATCH". */
+LIBSCAN_API const char *libscan_version_string(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* LIBSCAN_LIBSCAN_H */

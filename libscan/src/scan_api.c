@@ -1,0 +1,143 @@
+/* scan_api.c -- the public scan entry points: check every argument, find
+ * temp storage, then hand a validated call to the kernels (scan_launch.cu).
+ * Nothing is launched unless every check passed. */
+#include <stdint.h>
+#include <string.h>
+#include "internal.h"
+
+/* Slack so that any caller temp pointer can be aligned up to 256 bytes. */
+#define TEMP_ALIGN 256u
+
+static libscan_status_t check_enums(libscan_dtype_t dtype, libscan_op_t op) {
+    if (libscan_dtype_size(dtype) == 0) return LIBSCAN_ERROR_INVALID_DTYPE;
+    if (op != LIBSCAN_OP_SUM && op != LIBSCAN_OP_MIN && op != LIBSCAN_OP_MAX) return LIBSCAN_ERROR_INVALID_OP;
+    return LIBSCAN_SUCCESS;
+}
+
+libscan_status_t libscan_scan_temp_bytes(size_t count, libscan_dtype_t dtype, size_t *temp_bytes) {
+    if (!temp_bytes) return LIBSCAN_ERROR_NULL_POINTER;
+    if (libscan_dtype_size(dtype) == 0) return LIBSCAN_ERROR_INVALID_DTYPE;
+    if (count > LIBSCAN_MAX_COUNT) return LIBSCAN_ERROR_TOO_LARGE;
+    size_t need = libscan__scan_temp_bytes(count, dtype);
+    *temp_bytes = need ? need + TEMP_ALIGN : 0;
+    return LIBSCAN_SUCCESS;
+}
+
+/* [a, a+na) and [b, b+nb) share a byte. */
+static int overlaps(const void *a, size_t na, const void *b, size_t nb) {
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na && nb && x < y + nb && y < x + na;
+}
+
+/* SUCCESS if the device can dereference p. */
+static libscan_status_t check_accessible(const void *p) {
+    struct cudaPointerAttributes attr;
+    cudaError_t e = cudaPointerGetAttributes(&attr, p);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return e == cudaErrorInvalidValue ? LIBSCAN_ERROR_INVALID_POINTER : LIBSCAN_ERROR_CUDA;
+    }
+    if (attr.type != cudaMemoryTypeUnregistered) return LIBSCAN_SUCCESS;
+    int device = 0, pageable = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return LIBSCAN_ERROR_CUDA;
+    }
+    return pageable ? LIBSCAN_SUCCESS : LIBSCAN_ERROR_INVALID_POINTER;
+}
+
+static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libscan_dtype_t dtype, libscan_op_t op,
+                             const libscan_scan_opts_t *opts, cudaStream_t stream, bool exclusive) {
+    libscan_status_t st = check_enums(dtype, op);
+    if (st != LIBSCAN_SUCCESS) return st;
+    if (count > LIBSCAN_MAX_COUNT) return LIBSCAN_ERROR_TOO_LARGE;
+    static const libscan_scan_opts_t defaults = LIBSCAN_SCAN_OPTS_INIT;
+    if (!opts) opts = &defaults;
+    if (count > 0 && (!d_in || !d_out)) return LIBSCAN_ERROR_NULL_POINTER;
+    if (opts->init && opts->d_init) return LIBSCAN_ERROR_INVALID_ARGUMENT;
+    if (!opts->d_temp && opts->temp_bytes) return LIBSCAN_ERROR_INVALID_ARGUMENT;
+
+    const size_t esize = libscan_dtype_size(dtype);
+    const size_t bytes = count * esize;
+    const void *ptrs[4] = {count ? d_in : NULL, count ? d_out : NULL, opts->d_init, opts->d_total};
+    for (int i = 0; i < 4; ++i)
+        if (ptrs[i] && (uintptr_t)ptrs[i] % esize) return LIBSCAN_ERROR_INVALID_POINTER;
+
+    if (d_in != d_out && overlaps(d_in, bytes, d_out, bytes)) return LIBSCAN_ERROR_OVERLAP;
+    if (opts->d_init && overlaps(opts->d_init, esize, d_out, bytes)) return LIBSCAN_ERROR_OVERLAP;
+    if (opts->d_total && (overlaps(opts->d_total, esize, d_out, bytes) || overlaps(opts->d_total, esize, d_in, bytes)))
+        return LIBSCAN_ERROR_OVERLAP;
+
+    size_t need = 0;
+    (void)libscan_scan_temp_bytes(count, dtype, &need);
+    if (opts->d_temp) {
+        if (opts->temp_bytes < need) return LIBSCAN_ERROR_TEMP_TOO_SMALL;
+        const void *others[4] = {d_in, d_out, opts->d_init, opts->d_total};
+        const size_t sizes[4] = {bytes, bytes, esize, esize};
+        for (int i = 0; i < 4; ++i)
+            if (others[i] && overlaps(opts->d_temp, opts->temp_bytes, others[i], sizes[i])) return LIBSCAN_ERROR_OVERLAP;
+    }
+
+    for (int i = 0; i < 4; ++i) {
+        if (!ptrs[i]) continue;
+        st = check_accessible(ptrs[i]);
+        if (st != LIBSCAN_SUCCESS) return st;
+    }
+    if (opts->d_temp && need) {
+        st = check_accessible(opts->d_temp);
+        if (st != LIBSCAN_SUCCESS) return st;
+    }
+
+    libscan__scan_call_t call;
+    memset(&call, 0, sizeof call);
+    call.in = d_in;
+    call.out = d_out;
+    call.count = count;
+    call.dtype = dtype;
+    call.op = op;
+    call.exclusive = exclusive;
+    call.has_init = opts->init != NULL;
+    if (opts->init) memcpy(call.init, opts->init, esize);
+    call.d_init = opts->d_init;
+    call.d_total = opts->d_total;
+    if (count == 0 && !opts->d_total) return LIBSCAN_SUCCESS;
+
+    void *owned = NULL;
+    void *temp = opts->d_temp;
+    size_t temp_size = opts->temp_bytes;
+    if (need && !temp) {
+        cudaError_t e = cudaMallocAsync(&owned, need, stream);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return e == cudaErrorMemoryAllocation ? LIBSCAN_ERROR_OUT_OF_MEMORY : LIBSCAN_ERROR_CUDA;
+        }
+        temp = owned;
+        temp_size = need;
+    }
+    if (temp) {
+        uintptr_t t = (uintptr_t)temp, aligned = (t + TEMP_ALIGN - 1) & ~(uintptr_t)(TEMP_ALIGN - 1);
+        call.temp = (void *)aligned;
+        call.temp_bytes = temp_size - (size_t)(aligned - t);
+    }
+    cudaError_t e = libscan__scan_launch(&call, stream);
+    if (owned) {
+        cudaError_t f = cudaFreeAsync(owned, stream);
+        if (e == cudaSuccess) e = f;
+    }
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return LIBSCAN_ERROR_CUDA;
+    }
+    return LIBSCAN_SUCCESS;
+}
+
+libscan_status_t libscan_inclusive_scan(const void *d_in, void *d_out, size_t count, libscan_dtype_t dtype,
+                                        libscan_op_t op, const libscan_scan_opts_t *opts, cudaStream_t stream) {
+    return scan(d_in, d_out, count, dtype, op, opts, stream, false);
+}
+
+libscan_status_t libscan_exclusive_scan(const void *d_in, void *d_out, size_t count, libscan_dtype_t dtype,
+                                        libscan_op_t op, const libscan_scan_opts_t *opts, cudaStream_t stream) {
+    return scan(d_in, d_out, count, dtype, op, opts, stream, true);
+}
