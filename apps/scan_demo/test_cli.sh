@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# test_cli.sh -- command-line checks of scan_demo: usage, bad input, exit
+# statuses and results. Needs no GPU; with one, it also checks that the GPU
+# and the CPU agree where they must (integers, min/max).
+#
+#   test_cli.sh SCAN_DEMO SAMPLE_FILE
+set -euo pipefail
+
+demo=$1
+sample=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect STATUS NAME -- ARGS...: runs scan_demo, checks its exit status;
+# stdout in $tmp/out, stderr in $tmp/err.
+expect() {
+    local want=$1 name=$2
+    shift 3
+    local got=0
+    "$demo" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
+    if [[ $got != "$want" ]]; then
+        fail "$name: exit status $got, expected $want (stderr: $(head -c 300 "$tmp/err"))"
+        return 1
+    fi
+}
+# stderr must be exactly one line containing each of the given strings.
+one_line_naming() {
+    local name=$1
+    shift
+    [[ $(wc -l <"$tmp/err") == 1 ]] || fail "$name: stderr is not one line: $(cat "$tmp/err")"
+    local s
+    for s in "$@"; do
+        grep -qF -- "$s" "$tmp/err" || fail "$name: stderr does not mention '$s': $(cat "$tmp/err")"
+    done
+}
+same_output() { # NAME EXPECTED (lines joined by spaces)
+    local got
+    got=$(tr '\n' ' ' <"$tmp/out" | sed 's/ $//')
+    [[ $got == "$2" ]] || fail "$1: printed '$got', expected '$2'"
+}
+
+# --- usage -----------------------------------------------------------------
+if expect 0 help -- --help; then
+    grep -q '^Usage: scan_demo' "$tmp/out" || fail "help: no usage line"
+fi
+if expect 0 version -- --version; then
+    grep -q 'libscan [0-9]*\.[0-9]*\.[0-9]*' "$tmp/out" || fail "version: no version"
+fi
+expect 1 "no file" -- && one_line_naming "no file" "FILE"
+expect 1 "two files" -- a.txt b.txt && one_line_naming "two files" a.txt b.txt
+expect 1 "unknown option" -- --frobnicate x && one_line_naming "unknown option" --frobnicate
+expect 1 "bad op" -- --op avg x && one_line_naming "bad op" avg
+expect 1 "bad device" -- --device tpu x && one_line_naming "bad device" tpu
+expect 1 "op without value" -- --op && one_line_naming "op without value" --op
+
+# --- bad input ---------------------------------------------------------------
+expect 1 "missing file" -- "$tmp/nope.txt" && one_line_naming "missing file" "$tmp/nope.txt"
+printf '1\n2\n\nabc\n' >"$tmp/bad.txt"
+expect 1 "non-numeric line" -- "$tmp/bad.txt" && one_line_naming "non-numeric line" "bad.txt:4" abc
+printf '1.5\n2e999\n' >"$tmp/range.txt"
+expect 1 "out of range" -- --device cpu "$tmp/range.txt" && one_line_naming "out of range" "range.txt:2"
+printf '1\n2\0\n' >"$tmp/nul.txt"
+expect 1 "NUL byte" -- "$tmp/nul.txt" && one_line_naming "NUL byte" "nul.txt:2"
+
+# --- results on the CPU ----------------------------------------------------------
+printf '3\n-1\n\n 4 \n1\r\n-5\n' >"$tmp/ints.txt"
+expect 0 "sum" -- --device cpu "$tmp/ints.txt" && same_output sum "3 2 6 7 2"
+expect 0 "exclusive sum" -- --device cpu --exclusive "$tmp/ints.txt" && same_output "exclusive sum" "0 3 2 6 7"
+expect 0 "min" -- --device=cpu --op=min "$tmp/ints.txt" && same_output min "3 -1 -1 -1 -5"
+expect 0 "max" -- --device cpu --op max "$tmp/ints.txt" && same_output max "3 3 4 4 4"
+expect 0 "exclusive max" -- --device cpu --op max --exclusive "$tmp/ints.txt" &&
+    same_output "exclusive max" "-9223372036854775808 3 3 4 4"
+printf '0.5\n0.25\n-1\n' >"$tmp/f64.txt"
+expect 0 "f64 sum" -- --device cpu "$tmp/f64.txt" && same_output "f64 sum" "0.5 0.75 -0.25"
+printf '9223372036854775807\n1\n' >"$tmp/wrap.txt"
+expect 0 "i64 wraps" -- --device cpu "$tmp/wrap.txt" && same_output "i64 wraps" "9223372036854775807 -9223372036854775808"
+: >"$tmp/empty.txt"
+expect 0 "empty file" -- --device cpu "$tmp/empty.txt" && same_output "empty file" ""
+expect 0 "stdin" -- --device cpu - <"$tmp/ints.txt" && same_output stdin "3 2 6 7 2"
+if expect 0 "sample" -- --device cpu "$sample"; then
+    [[ $(wc -l <"$tmp/out") == $(grep -c . "$sample") ]] || fail "sample: not one output line per input line"
+fi
+
+# --- default device: the GPU, or the CPU with one note ----------------------------
+if expect 0 "auto device" -- --op max "$sample"; then
+    cp "$tmp/out" "$tmp/auto.txt"
+    notes=$(grep -c 'scanning on the CPU' "$tmp/err" || true)
+    "$demo" --device cpu --op max "$sample" >"$tmp/cpu.txt"
+    cmp -s "$tmp/auto.txt" "$tmp/cpu.txt" || fail "auto device: max differs from the CPU's"
+    if [[ $notes == 0 ]]; then
+        echo "GPU present: checking GPU against CPU"
+        for args in "--op sum" "--op min --exclusive" "--op max"; do
+            # shellcheck disable=SC2086
+            "$demo" --device gpu $args "$tmp/ints.txt" >"$tmp/g.txt" || fail "gpu $args: exit $?"
+            # shellcheck disable=SC2086
+            "$demo" --device cpu $args "$tmp/ints.txt" >"$tmp/c.txt"
+            cmp -s "$tmp/g.txt" "$tmp/c.txt" || fail "gpu $args: differs from the CPU"
+        done
+    else
+        echo "no GPU: checking the CPU fallback"
+        [[ $notes == 1 && $(wc -l <"$tmp/err") == 1 ]] || fail "auto device: expected one note on stderr: $(cat "$tmp/err")"
+        expect 2 "forced gpu without GPU" -- --device gpu "$sample" && one_line_naming "forced gpu" "GPU"
+    fi
+fi
+
+if [[ $failures -gt 0 ]]; then
+    echo "scan_demo CLI: $failures failure(s)" >&2
+    exit 1
+fi
+echo "scan_demo CLI: all checks passed"
