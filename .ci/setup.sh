@@ -36,7 +36,8 @@ as_root() {
     if [[ $(id -u) -eq 0 ]]; then
         "$@"
     elif command -v sudo >/dev/null; then
-        sudo "$@"
+        # Without a terminal (CI), never wait for a password prompt.
+        if [[ -t 0 ]]; then sudo "$@"; else sudo -n "$@"; fi
     else
         die "need root to run '$*' (not root and no sudo); install the packages yourself: ${PACKAGES[*]}"
     fi
