@@ -1,0 +1,107 @@
+// device_layer_shim.cu -- libscan::DeviceScan<T>::run with non-commutative
+// monoids of the tests' own (2x2 matrix product: 16-byte elements, one item
+// per vector; affine-map composition: 8-byte elements, two per vector), for
+// test_device_scan.c. These go through the C++ device layer directly, not
+// the C API, which only knows the built-in dtypes and operators.
+#include <cstdint>
+#include <vector>
+#include "libscan/cuda/device_scan.cuh"
+#include "support/cuda_shim_util.cuh"
+#include "support/monoids.h"
+#include "support/shims.h"
+
+namespace {
+
+struct Mat2Mul {
+    __host__ __device__ mat2_t operator()(const mat2_t &x, const mat2_t &y) const { return mat2_mul(x, y); }
+    __host__ __device__ mat2_t identity() const { return mat2_identity(); }
+};
+
+struct AffineThen {
+    __host__ __device__ affine_t operator()(const affine_t &f, const affine_t &g) const { return affine_then(f, g); }
+    __host__ __device__ affine_t identity() const { return affine_identity(); }
+};
+
+constexpr size_t kGuard = 64; // poisoned elements on each side of the output
+
+template <class T, class Op>
+int dl_scan(const void *h_in, void *h_out, size_t n, int exclusive, const void *init, int init_on_device,
+            void *h_total, int in_place) {
+    using DS = libscan::DeviceScan<T>;
+    int status = 0;
+    const size_t bytes = n * sizeof(T), span = (n + 2 * kGuard) * sizeof(T);
+    T *d_in = nullptr, *d_out_base = nullptr, *d_init = nullptr, *d_total = nullptr;
+    void *d_temp = nullptr;
+    T *d_out = nullptr;
+    const size_t temp_bytes = DS::temp_bytes(n);
+    libscan::DeviceScanArgs<T> a;
+    std::vector<unsigned char> guard(kGuard * sizeof(T));
+
+    SHIM_TRY(cudaMalloc(&d_out_base, span));
+    SHIM_TRY(cudaMemset(d_out_base, 0xFF, span));
+    d_out = d_out_base + kGuard;
+    if (in_place) {
+        d_in = d_out;
+    } else {
+        SHIM_TRY(cudaMalloc(&d_in, bytes ? bytes : sizeof(T)));
+    }
+    if (bytes) SHIM_TRY(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+    SHIM_TRY(cudaMalloc(&d_total, sizeof(T)));
+    SHIM_TRY(cudaMemset(d_total, 0xFF, sizeof(T)));
+    if (temp_bytes) SHIM_TRY(cudaMalloc(&d_temp, temp_bytes));
+
+    a.in = d_in;
+    a.out = d_out;
+    a.n = n;
+    a.exclusive = exclusive != 0;
+    if (init && init_on_device) {
+        SHIM_TRY(cudaMalloc(&d_init, sizeof(T)));
+        SHIM_TRY(cudaMemcpy(d_init, init, sizeof(T), cudaMemcpyHostToDevice));
+        a.d_init = d_init;
+    } else if (init) {
+        a.has_init = true;
+        std::memcpy(&a.init, init, sizeof(T));
+    }
+    a.d_total = h_total ? d_total : nullptr;
+    SHIM_TRY(DS::run(a, Op(), d_temp, temp_bytes, 0));
+    SHIM_TRY(cudaDeviceSynchronize());
+    if (bytes) SHIM_TRY(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
+    if (h_total) SHIM_TRY(cudaMemcpy(h_total, d_total, sizeof(T), cudaMemcpyDeviceToHost));
+    for (int side = 0; side < 2; ++side) {
+        const T *g = side == 0 ? d_out_base : d_out + n;
+        SHIM_TRY(cudaMemcpy(guard.data(), g, guard.size(), cudaMemcpyDeviceToHost));
+        for (unsigned char c : guard)
+            if (c != 0xFF) {
+                status = SHIM_GUARD_CORRUPTED;
+                goto done;
+            }
+    }
+done:
+    if (!in_place) shim_free(d_in, status);
+    shim_free(d_out_base, status);
+    shim_free(d_init, status);
+    shim_free(d_total, status);
+    shim_free(d_temp, status);
+    return status;
+}
+
+} // namespace
+
+extern "C" size_t shim_dl_tile_items(shim_dl_type_t type) {
+    switch (type) {
+    case SHIM_DL_MAT2: return libscan::DeviceScan<mat2_t>::Shape::kTile;
+    case SHIM_DL_AFFINE: return libscan::DeviceScan<affine_t>::Shape::kTile;
+    }
+    return 0;
+}
+
+extern "C" int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive,
+                            const void *init, int init_on_device, void *h_total, int in_place) {
+    switch (type) {
+    case SHIM_DL_MAT2:
+        return dl_scan<mat2_t, Mat2Mul>(h_in, h_out, n, exclusive, init, init_on_device, h_total, in_place);
+    case SHIM_DL_AFFINE:
+        return dl_scan<affine_t, AffineThen>(h_in, h_out, n, exclusive, init, init_on_device, h_total, in_place);
+    }
+    return SHIM_UNSUPPORTED;
+}

@@ -1,0 +1,92 @@
+/* shims.h -- C-callable entry points of the tests' CUDA code (the .cu files
+ * in this directory). Each returns a cudaError_t (as int) from the first
+ * CUDA call that failed, cudaSuccess otherwise, or one of the SHIM_ codes
+ * below; each allocates, copies and frees its own device memory, and
+ * poisons every output buffer (0xFF bytes) before running. */
+#ifndef LIBSCAN_TEST_SHIMS_H
+#define LIBSCAN_TEST_SHIMS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Returned when guard elements around an output were overwritten. */
+#define SHIM_GUARD_CORRUPTED (-1)
+/* Returned for a type/mode/size the shim was not built for. */
+#define SHIM_UNSUPPORTED (-2)
+
+/* ---- tuning (tuning_shim.cu) ------------------------------------------- */
+
+/* Elements per tile of the device-wide scan for elements of this many
+ * bytes (ScanTuning in libscan/cuda/tuning.cuh): block threads x items per
+ * thread. Used to pick test sizes around tile boundaries. */
+size_t shim_scan_tile_items(size_t element_bytes);
+
+/* ---- warp and block collectives (warp_block_shim.cu) -------------------- */
+
+typedef enum shim_type { SHIM_U32_SUM = 0, SHIM_MAT2 = 1 } shim_type_t;
+
+/* WarpScan modes: every warp scans its own 32 consecutive elements. */
+typedef enum shim_warp_mode {
+    SHIM_WARP_INCL = 0,     /* InclusiveScan(x, op) */
+    SHIM_WARP_INCL_AGG = 1, /* InclusiveScan(x, op, aggregate) */
+    SHIM_WARP_EXCL = 2,     /* ExclusiveScan(x, op) */
+    SHIM_WARP_EXCL_AGG = 3, /* ExclusiveScan(x, op, aggregate) */
+    SHIM_WARP_BROADCAST = 4 /* Broadcast(x, w % 32) in warp w */
+} shim_warp_mode_t;
+
+/* Runs `warps` warps (several blocks) over h_in[32 * warps]; h_out gets each
+ * lane's result, h_agg each lane's aggregate (modes with an aggregate). */
+int shim_warp_run(shim_type_t type, shim_warp_mode_t mode, int warps, const void *h_in, void *h_out, void *h_agg);
+
+/* BlockScan modes. Blocked modes: thread t holds items t*N .. t*N+N-1 of a
+ * tile; warp-striped modes: items[K][V] as documented in block_scan.cuh
+ * (warp w, chunk k, lane l, item v <-> w*32*K*V + k*32*V + l*V + v). */
+typedef enum shim_block_mode {
+    SHIM_BLOCK_INCL = 0,
+    SHIM_BLOCK_INCL_AGG = 1,
+    SHIM_BLOCK_EXCL = 2,
+    SHIM_BLOCK_EXCL_AGG = 3,
+    SHIM_BLOCK_REDUCE = 4,      /* agg = Reduce(items); outputs = inputs */
+    SHIM_BLOCK_INCL_PREFIX = 5, /* with a running-total prefix callback */
+    SHIM_BLOCK_EXCL_PREFIX = 6,
+    SHIM_STRIPED_INCL = 7, /* ScanWarpStriped(exclusive=false), NoBlockPrefix, agg */
+    SHIM_STRIPED_EXCL = 8, /* ScanWarpStriped(exclusive=true), NoBlockPrefix, agg */
+    SHIM_STRIPED_INCL_PREFIX = 9,
+    SHIM_STRIPED_EXCL_PREFIX = 10,
+    SHIM_BLOCK_NUM_MODES = 11
+} shim_block_mode_t;
+
+/* Items per thread in this mode (N blocked, K*V warp-striped). */
+int shim_block_items_per_thread(shim_type_t type, shim_block_mode_t mode);
+
+/* `blocks` blocks of block_threads (32 or 256) threads each loop over `tiles`
+ * consecutive tiles of block_threads * items_per_thread elements (block b
+ * owns tiles b*tiles .. b*tiles+tiles-1), __syncthreads() between tiles.
+ * Without a prefix callback every tile is scanned on its own; with one, the
+ * callback starts at *prefix_init and carries the running total from tile to
+ * tile of the same block. h_agg[tile * block_threads + thread] receives each
+ * thread's aggregate (modes that produce one). */
+int shim_block_run(shim_type_t type, int block_threads, shim_block_mode_t mode, int blocks, int tiles,
+                   const void *prefix_init, const void *h_in, void *h_out, void *h_agg);
+
+/* ---- device-wide scan through the C++ layer (device_layer_shim.cu) ------ */
+
+typedef enum shim_dl_type { SHIM_DL_MAT2 = 0, SHIM_DL_AFFINE = 1 } shim_dl_type_t;
+
+/* DeviceScan<T>::Shape::kTile for the type. */
+size_t shim_dl_tile_items(shim_dl_type_t type);
+
+/* libscan::DeviceScan<T>::run over a device copy of h_in[n]. init: host
+ * carry-in or NULL (identity); init_on_device: pass it through d_init
+ * instead of (has_init, init); h_total: NULL or receives the carry-out;
+ * in_place: out == in. Output guards are checked (SHIM_GUARD_CORRUPTED). */
+int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive, const void *init,
+                 int init_on_device, void *h_total, int in_place);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
