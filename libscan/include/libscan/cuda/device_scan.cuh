@@ -107,8 +107,13 @@ __global__ void __launch_bounds__(BLOCK) device_scan_kernel(const ScanKernelPara
             }
     }
 
-    TileLookback<T, Op, State> lookback{state, tile, op, op.identity(), op.identity()};
-    if (tile == 0) lookback.carry_in = p.a.d_init ? *p.a.d_init : (p.a.has_init ? p.a.init : op.identity());
+    TileLookback<T, Op, State> lookback{state, tile, op, p.a.has_init ? p.a.init : op.identity(), op.identity()};
+    if (p.a.d_init && tile < kTileGroup * (kLookbackGroups - 1)) {
+        lookback.carry_in = *p.a.d_init;
+        // d_init may alias d_total, which the last tile writes once every tile
+        // has published: order this read before this tile's publications.
+        __threadfence();
+    }
     T aggregate;
     BlockScan<T, BLOCK>(temp).template ScanWarpStriped<K, V>(items, p.a.exclusive, op, aggregate, lookback);
 
@@ -162,14 +167,14 @@ struct DeviceScan {
         const size_t tiles = num_tiles(a.n);
         if (tiles > 0xffffffffull) return cudaErrorInvalidValue;
         char *base = static_cast<char *>(temp);
-        cudaError_t e = cudaMemsetAsync(base, 0, kCounterBytes + State::zero_bytes(tiles), stream);
+        cudaError_t e = cudaMemsetAsync(base, 0, kCounterBytes + State::bytes(tiles), stream);
         if (e != cudaSuccess) return e;
         detail::ScanKernelParams<T> p;
         p.a = a;
         p.vector_ok = (reinterpret_cast<uintptr_t>(a.in) % 16 == 0) && (reinterpret_cast<uintptr_t>(a.out) % 16 == 0);
         p.tile_counter = reinterpret_cast<unsigned *>(base);
         p.num_tiles = static_cast<unsigned>(tiles);
-        State state = State::on(base + kCounterBytes, tiles);
+        State state = State::on(base + kCounterBytes);
         detail::device_scan_kernel<T, Op, BLOCK, IPT, State>
             <<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p, op, state);
         return cudaGetLastError();
