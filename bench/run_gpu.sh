@@ -235,10 +235,13 @@ if ((TESTS)); then
         (cd build-gpu && timeout -k 10 "$lim" ctest -V -j "$jobs" "${labels[@]}") >>"$LOG" 2>&1
         rc=$?
         ((rc == 124 || rc == 137)) && echo "===== ctest TIMED OUT after ${lim}s" >>"$LOG"
-        sum=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$LOG" | tail -1)
+        # ctest writes "100% tests passed out of N" when none failed, else
+        # "K% tests passed, F tests failed out of N".
+        sum=$(grep -E '[0-9]+% tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$LOG" | tail -1)
         if [[ -n $sum ]]; then
             CT_TOTAL=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$sum")
-            CT_FAILED=$(sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/' <<<"$sum")
+            CT_FAILED=0
+            [[ $sum == *failed* ]] && CT_FAILED=$(sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/' <<<"$sum")
         fi
         CT_SKIPPED=$(grep -cE '^[[:space:]]*[0-9]+ - .*\((Skipped|Disabled)\)[[:space:]]*$' "$LOG")
         CT_CMOCKA_SKIPPED=$(grep -oE '\[  SKIPPED \] [0-9]+ test\(s\), listed below' "$LOG" | awk '{s += $4} END {print s + 0}')

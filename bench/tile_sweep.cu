@@ -1,0 +1,78 @@
+// tile_sweep.cu -- chooses the tile shapes in libscan/include/libscan/cuda/tuning.cuh:
+// times DeviceScan<T, BLOCK, ITEMS> for several shapes against CUB and a
+// device memcpy in the same run, after checking each shape's output against a
+// CPU running sum. Sum operator; 2^16, 2^20 + 17 and 2^28 elements.
+// Run on the GPU: build/bench/tile_sweep (results: bench/results/*tile-sweep*).
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <algorithm>
+#include <cub/device/device_scan.cuh>
+#include "libscan/cuda/device_scan.cuh"
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(2);} } while (0)
+
+template <typename T> __global__ void fill(T* p, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned h = (unsigned)i * 2654435761u ^ seed; h ^= h >> 15; h *= 2246822519u; h ^= h >> 13;
+    p[i] = (T)(h % 1000);
+  }
+}
+template <typename T> float med(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size()/2]; }
+
+template <typename F> float timeit(F f, int reps = 25) {
+  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) f();
+  std::vector<float> ts;
+  for (int i = 0; i < reps; ++i) { CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b)); float ms; CK(cudaEventElapsedTime(&ms, a, b)); ts.push_back(ms * 1000); }
+  CK(cudaGetLastError());
+  return med<float>(ts);
+}
+
+template <typename T, int B, int I> float run_variant(const T* in, T* out, size_t n, void* temp, bool excl) {
+  libscan::DeviceScanArgs<T> a; a.in = in; a.out = out; a.n = n; a.exclusive = excl;
+  using D = libscan::DeviceScan<T, B, I>;
+  return timeit([&] { CK(D::run(a, libscan::Sum<T>(), temp, D::temp_bytes(n), 0)); });
+}
+
+template <typename T, int B, int I> bool check_variant(const T* in, T* out, size_t n, void* temp, bool excl, const std::vector<T>& h_in) {
+  libscan::DeviceScanArgs<T> a; a.in = in; a.out = out; a.n = n; a.exclusive = excl;
+  using D = libscan::DeviceScan<T, B, I>;
+  CK(cudaMemset(out, 0xff, n * sizeof(T)));
+  CK(D::run(a, libscan::Sum<T>(), temp, D::temp_bytes(n), 0));
+  CK(cudaDeviceSynchronize());
+  std::vector<T> h(n); CK(cudaMemcpy(h.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
+  double acc = 0; T iacc = 0; size_t bad = 0; const bool isf = (T)0.5 != 0;
+  for (size_t i = 0; i < n; ++i) { double e = excl ? acc : (acc + (double)h_in[i]); T ie = excl ? iacc : (T)(iacc + h_in[i]); iacc += h_in[i]; double d = (double)h[i] - e; if (d < 0) d = -d; if (isf ? d > 1e-4 * e + 1 : h[i] != ie) { if (bad++ < 3) printf("  mismatch B=%d I=%d n=%zu i=%zu got %g want %g\n", B, I, n, i, (double)h[i], (double)e); } acc += (double)h_in[i]; }
+  return bad == 0;
+}
+
+template <typename T> void suite(const char* name, size_t n) {
+  T *in, *out; CK(cudaMalloc(&in, n * sizeof(T))); CK(cudaMalloc(&out, n * sizeof(T)));
+  fill<T><<<1024, 256>>>(in, n, 1234); CK(cudaDeviceSynchronize());
+  void* temp; size_t tb = 64 << 20; CK(cudaMalloc(&temp, tb));
+  std::vector<T> h_in(n); CK(cudaMemcpy(h_in.data(), in, n * sizeof(T), cudaMemcpyDeviceToHost));
+  // CUB
+  size_t cub_bytes = 0; cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, out, (int64_t)n);
+  void* cub_temp; CK(cudaMalloc(&cub_temp, cub_bytes));
+  float t_cub = timeit([&] { CK(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, (int64_t)n)); });
+  float t_cubx = timeit([&] { CK(cub::DeviceScan::ExclusiveSum(cub_temp, cub_bytes, in, out, (int64_t)n)); });
+  float t_cpy = timeit([&] { CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice)); });
+  printf("%s n=%zu: memcpy %.1f us, CUB incl %.1f (%.3fx), CUB excl %.1f\n", name, n, t_cpy, t_cub, t_cub / t_cpy, t_cubx);
+#define V(B, I) { bool ok = check_variant<T, B, I>(in, out, n, temp, false, h_in) && check_variant<T, B, I>(in, out, n, temp, true, h_in); \
+    float t = run_variant<T, B, I>(in, out, n, temp, false), tx = run_variant<T, B, I>(in, out, n, temp, true); \
+    printf("  %-4s B=%4d I=%2d incl %8.1f us %.3fx memcpy %.3fx CUB | excl %8.1f us %.3fx memcpy\n", ok ? "ok" : "BAD", B, I, t, t / t_cpy, t / t_cub, tx, tx / t_cpy); }
+  if (sizeof(T) == 4) { V(256, 16) V(256, 32) V(512, 16) V(256, 24) V(384, 16) V(512, 32) }
+  else { V(256, 8) V(256, 16) V(512, 8) V(256, 12) V(512, 16) }
+  CK(cudaFree(in)); CK(cudaFree(out)); CK(cudaFree(temp)); CK(cudaFree(cub_temp));
+}
+
+int main() {
+  cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0)); printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
+  suite<unsigned>("u32", 1u << 16);
+  suite<unsigned>("u32", (1u << 20) + 17);
+  suite<unsigned>("u32", 1u << 28);
+  suite<float>("f32", 1u << 28);
+  suite<unsigned long long>("u64", 1u << 28);
+  suite<unsigned long long>("u64", 1u << 16);
+  return 0;
+}
