@@ -14,7 +14,7 @@ const char *libscan_status_string(libscan_status_t status) {
     case LIBSCAN_ERROR_INVALID_POINTER: return "pointer is not device-accessible or not aligned to its element size";
     case LIBSCAN_ERROR_TOO_LARGE: return "element count exceeds LIBSCAN_MAX_COUNT";
     case LIBSCAN_ERROR_OUT_OF_MEMORY: return "out of device memory for temporary storage";
-    case LIBSCAN_ERROR_CUDA: return "a CUDA call failed (see cudaGetLastError)";
+    case LIBSCAN_ERROR_CUDA: return "a CUDA call or kernel launch failed";
     }
     return "unknown libscan status code";
 }

@@ -90,7 +90,9 @@ typedef enum libscan_status {
     LIBSCAN_ERROR_INVALID_POINTER = 7,  /* pointer is not device-accessible or misaligned */
     LIBSCAN_ERROR_TOO_LARGE = 8,        /* count exceeds LIBSCAN_MAX_COUNT */
     LIBSCAN_ERROR_OUT_OF_MEMORY = 9,    /* stream-ordered temp allocation failed */
-    LIBSCAN_ERROR_CUDA = 10             /* a CUDA call or launch failed; see cudaGetLastError() */
+    LIBSCAN_ERROR_CUDA = 10             /* a CUDA call or launch failed (the library has already
+                                           consumed it with cudaGetLastError(); sticky errors show
+                                           again in the next CUDA call) */
 } libscan_status_t;
 
 /* Element types. Values are explicit and only ever appended. */
