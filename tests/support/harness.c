@@ -62,6 +62,11 @@ int test_skipped_count(void) { return g_skipped; }
 
 void test_begin(const char *suite) {
     printf("libscan test suite %s (libscan %s)\n", suite, libscan_version_string());
+    const char *filter = getenv("LIBSCAN_TEST_FILTER");
+    if (filter && *filter) {
+        printf("running only the tests matching LIBSCAN_TEST_FILTER=%s\n", filter);
+        cmocka_set_test_filter(filter);
+    }
     (void)test_seed();
     fflush(stdout);
 }

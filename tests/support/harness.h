@@ -30,7 +30,9 @@ void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Number of tests skipped through test_skip()/test_require_gpu(). */
 int test_skipped_count(void);
 
-/* Prints the suite's banner and the seed. Call at the top of main(). */
+/* Prints the suite's banner and the seed; applies LIBSCAN_TEST_FILTER (a
+ * cmocka test-name pattern such as "test_chain*") when set. Call at the top
+ * of main(). */
 void test_begin(const char *suite);
 
 /* What main() returns: nonzero when tests failed, TEST_EXIT_SKIPPED when

@@ -267,10 +267,12 @@ static void describe(const run_t *r, const char *what, size_t i, const void *got
     ref_format(c->dtype, got, got_s, sizeof got_s);
     if (i < c->n) ref_format(c->dtype, (const unsigned char *)c->in + i * r->esize, in_s, sizeof in_s);
     if (c->init) ref_format(c->dtype, c->init, init_s, sizeof init_s);
-    int k = snprintf(msg, cap,
-                     "%s %s %s scan, n=%zu, init=%s: %s[%zu] is %s, expected %s (input[%zu]=%s)",
-                     c->exclusive ? "exclusive" : "inclusive", ref_dtype_name(c->dtype), ref_op_name(c->op), c->n,
-                     init_s, what, i, got_s, want_s, i, in_s);
+    int k = i < c->n ? snprintf(msg, cap, "%s %s %s scan, n=%zu, init=%s: %s[%zu] is %s, expected %s (input[%zu]=%s)",
+                                c->exclusive ? "exclusive" : "inclusive", ref_dtype_name(c->dtype), ref_op_name(c->op),
+                                c->n, init_s, what, i, got_s, want_s, i, in_s)
+                     : snprintf(msg, cap, "%s %s %s scan, n=%zu, init=%s: %s is %s, expected %s",
+                                c->exclusive ? "exclusive" : "inclusive", ref_dtype_name(c->dtype), ref_op_name(c->op),
+                                c->n, init_s, what, got_s, want_s);
     if (tol > 0 && k > 0 && (size_t)k < cap)
         snprintf(msg + k, cap - (size_t)k, "; |error| %Lg > tolerance %Lg", err, tol);
 }
