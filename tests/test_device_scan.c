@@ -5,9 +5,9 @@
  * Every case: fresh random input (seeded, never all zeros), output poisoned
  * with 0xFF bytes and surrounded by poisoned guard bytes, every element
  * compared with the CPU reference (support/reference.c), guards checked,
- * every libscan status and CUDA call checked. Sizes follow the tuning table:
- * tile = block threads x items per thread (4096 elements for 4-byte types,
- * 2048 for 8-byte ones at the time of writing). */
+ * every libscan status and CUDA call checked. Sizes follow the tuning table
+ * (libscan/cuda/tuning.cuh, read through support/tuning_shim.cu): tile =
+ * block threads x items per thread for the element size. */
 #include "support/harness.h"
 #include "support/data.h"
 #include "support/monoids.h"
@@ -34,6 +34,12 @@ static size_t tile_of(libscan_dtype_t dt) {
     size_t t = shim_scan_tile_items(ref_dtype_size(dt));
     if (t == 0) TFAIL("no tile size for %s", ref_dtype_name(dt));
     return t;
+}
+
+/* The largest tile of any dtype: rig capacities are multiples of it. */
+static size_t max_tile(void) {
+    size_t a = tile_of(LIBSCAN_U32), b = tile_of(LIBSCAN_U64);
+    return a > b ? a : b;
 }
 
 static libscan_status_t scan(int excl, const void *in, void *out, size_t n, libscan_dtype_t dt, libscan_op_t op,
@@ -234,7 +240,7 @@ static void test_in_place(void **state) {
     rng_t r;
     rng_init(&r, "in place", 0);
     rig_t g;
-    rig_init(&g, 100 * 4096 + 17);
+    rig_init(&g, 100 * max_tile() + 17);
     for (int d = 0; d < REF_NUM_DTYPES; ++d) {
         const libscan_dtype_t dt = ref_dtypes[d];
         const size_t t = tile_of(dt), es = ref_dtype_size(dt);
@@ -248,6 +254,7 @@ static void test_in_place(void **state) {
                     char ctx[160];
                     snprintf(ctx, sizeof ctx, "in-place %s %s %s scan, n=%zu", excl ? "exclusive" : "inclusive",
                              ref_dtype_name(dt), ref_op_name(op), n);
+                    if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
                     data_fill(&r, dt, op, fl, g.h_in, n);
                     dbuf_poison(&g.out);
                     CUDA_CHECK(cudaMemcpy(g.out.p, g.h_in, n * es, cudaMemcpyHostToDevice));
@@ -278,7 +285,7 @@ static void test_device_carry_in_and_out(void **state) {
     rng_t r;
     rng_init(&r, "d_init", 0);
     rig_t g;
-    rig_init(&g, 40 * 4096 + 3);
+    rig_init(&g, 40 * max_tile() + 3);
     void *d_init = NULL;
     CUDA_CHECK(cudaMalloc(&d_init, 8));
     for (int d = 0; d < REF_NUM_DTYPES; ++d) {
@@ -298,6 +305,7 @@ static void test_device_carry_in_and_out(void **state) {
                         snprintf(ctx, sizeof ctx, "%s %s %s scan, n=%zu, d_init%s", excl ? "exclusive" : "inclusive",
                                  ref_dtype_name(dt), ref_op_name(op), n,
                                  same ? " == d_total" : " and a separate d_total");
+                        if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
                         data_fill(&r, dt, op, fl, g.h_in, n);
                         data_pick_init(&r, dt, op, fl, g.h_in, n, init);
                         CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
@@ -334,7 +342,7 @@ static void test_chaining(void **state) {
     test_require_gpu();
     rng_t r;
     rng_init(&r, "chaining", 0);
-    const size_t cap = 20 * 4096 + 4096;
+    const size_t cap = 21 * max_tile();
     rig_t g;
     rig_init(&g, cap);
     dbuf_t one;
@@ -370,6 +378,7 @@ static void test_chaining(void **state) {
                                  ref_dtype_name(dt), ref_op_name(op), n, chunks);
                 for (int c = 1; c < chunks && k > 0 && (size_t)k < sizeof ctx; ++c)
                     k += snprintf(ctx + k, sizeof ctx - (size_t)k, " %zu", cut[c]);
+                if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
                 data_fill(&r, dt, op, fl, g.h_in, n);
                 data_pick_init(&r, dt, op, fl, g.h_in, n, init);
                 CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
@@ -495,6 +504,7 @@ static void test_float_sum_determinism(void **state) {
         rig_init(&g, n);
         unsigned char *first = xmalloc(n * es), first_total[8], total[8];
         for (int excl = 0; excl < 2; ++excl) {
+            if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
             data_fill(&r, dt, LIBSCAN_OP_SUM, DATA_DEFAULT, g.h_in, n);
             CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
             for (int rep = 0; rep < 20; ++rep) {
@@ -603,6 +613,7 @@ static void test_float_minmax_special_values(void **state) {
                     int use_init = 0;
                     char ctx[200];
                     if (pattern < 6) { /* specials with one NaN of some kind at nan_at[pattern] (none for 0) */
+                        if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
                         data_fill(&r, dt, op, DATA_SPECIALS, g.h_in, n);
                         if (pattern > 0) {
                             size_t at = nan_at[pattern];
@@ -633,12 +644,14 @@ static void test_float_minmax_special_values(void **state) {
                         snprintf(ctx, sizeof ctx, "%s %s %s, signed zeros, winning zero as carry-in",
                                  excl ? "exclusive" : "inclusive", ref_dtype_name(dt), ref_op_name(op));
                     } else if (pattern == 12) { /* NaN carry-in: everything NaN */
+                        if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
                         data_fill(&r, dt, op, DATA_SPECIALS, g.h_in, n);
                         data_set(dt, init, 0, NAN);
                         use_init = 1;
                         snprintf(ctx, sizeof ctx, "%s %s %s, NaN carry-in", excl ? "exclusive" : "inclusive",
                                  ref_dtype_name(dt), ref_op_name(op));
                     } else { /* +-inf carry-in */
+                        if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
                         data_fill(&r, dt, op, DATA_SPECIALS, g.h_in, n);
                         data_set(dt, init, 0, (rng_u64(&r) & 1) ? INFINITY : -INFINITY);
                         use_init = 1;
@@ -673,7 +686,7 @@ static void test_element_aligned_offsets(void **state) {
     rng_t r;
     rng_init(&r, "offsets", 0);
     rig_t g;
-    rig_init(&g, 17 * 4096 + 9 + 8);
+    rig_init(&g, 17 * max_tile() + 9 + 8);
     for (int d = 0; d < REF_NUM_DTYPES; ++d) {
         const libscan_dtype_t dt = ref_dtypes[d];
         const size_t t = tile_of(dt), es = ref_dtype_size(dt);
@@ -689,6 +702,7 @@ static void test_element_aligned_offsets(void **state) {
                         snprintf(ctx, sizeof ctx, "%s %s %s scan, n=%zu, %s", excl ? "exclusive" : "inclusive",
                                  ref_dtype_name(dt), ref_op_name(op), n,
                                  inplace ? "in place at +1 element" : "d_in + 1 element, d_out + 3 elements");
+                        if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
                         data_fill(&r, dt, op, fl, g.h_in, n);
                         dbuf_poison(&g.out);
                         unsigned char *in = inplace ? g.out.p + in_off * es : g.in.p + in_off * es;
@@ -759,7 +773,7 @@ static void test_host_pointers_rejected(void **state) {
     int dev = 0, pageable = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev));
-    const size_t n = 5 * 4096 + 3;
+    const size_t n = 5 * max_tile() + 3;
     rig_t g;
     rig_init(&g, n);
     unsigned char *host = xmalloc(n * 8), *host2 = xmalloc(n * 8);
@@ -768,6 +782,7 @@ static void test_host_pointers_rejected(void **state) {
     for (int d = 0; d < REF_NUM_DTYPES; ++d) {
         const libscan_dtype_t dt = ref_dtypes[d];
         const size_t es = ref_dtype_size(dt);
+        if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
         data_fill(&r, dt, LIBSCAN_OP_MAX, DATA_DEFAULT, g.h_in, n);
         CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
         memcpy(host, g.h_in, n * es);
@@ -830,7 +845,7 @@ static void test_host_pointers_rejected(void **state) {
 static void test_managed_and_pinned_memory(void **state) {
     (void)state;
     test_require_gpu();
-    const size_t n = 5 * 4096 + 3;
+    const size_t n = 5 * max_tile() + 3;
     rng_t r;
     rng_init(&r, "managed", 0);
     uint32_t *managed_in = NULL, *managed_out = NULL, *pinned = NULL, *h = xmalloc(n * 4), *got = xmalloc(n * 4);
@@ -871,7 +886,7 @@ static void test_caller_temp_exact_size(void **state) {
     const size_t offs[] = {0, 1, 8, 100, 255};
     const size_t pad = 4096;
     rig_t g;
-    rig_init(&g, 37 * 4096 + 11);
+    rig_init(&g, 37 * max_tile() + 11);
     for (int d = 0; d < 2; ++d) {
         const libscan_dtype_t dt = dts[d];
         const size_t t = tile_of(dt), es = ref_dtype_size(dt), n = 37 * t + 11;
@@ -887,6 +902,7 @@ static void test_caller_temp_exact_size(void **state) {
                 char ctx[160];
                 snprintf(ctx, sizeof ctx, "%s %s sum, n=%zu, caller temp of %zu bytes at byte offset %zu",
                          excl ? "exclusive" : "inclusive", ref_dtype_name(dt), n, need, off);
+                if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
                 data_fill(&r, dt, LIBSCAN_OP_SUM, fl, g.h_in, n);
                 CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
                 CUDA_CHECK(cudaMemset(raw, 0xA5, need + 2 * pad + 256));
@@ -933,7 +949,7 @@ static void test_stream_ordering(void **state) {
     test_require_gpu();
     rng_t r;
     rng_init(&r, "stream", 0);
-    const size_t n = 1000 * 4096 + 17;
+    const size_t n = 1000 * tile_of(LIBSCAN_U32) + 17;
     rig_t g;
     rig_init(&g, n);
     uint32_t *pinned = NULL;
@@ -945,6 +961,7 @@ static void test_stream_ordering(void **state) {
             char ctx[128];
             snprintf(ctx, sizeof ctx, "%s u32 sum on a non-blocking stream, %s temp", excl ? "exclusive" : "inclusive",
                      caller_temp ? "caller" : "library");
+            if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
             data_fill(&r, LIBSCAN_U32, LIBSCAN_OP_SUM, DATA_DEFAULT, g.h_in, n);
             CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * 4, cudaMemcpyHostToDevice));
             dbuf_poison(&g.out);
@@ -975,7 +992,7 @@ static void test_graph_capture(void **state) {
     rng_init(&r, "graph", 0);
     const libscan_dtype_t dts[] = {LIBSCAN_I32, LIBSCAN_F64};
     rig_t g;
-    rig_init(&g, 50 * 4096 + 7);
+    rig_init(&g, 50 * max_tile() + 7);
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     for (int d = 0; d < 2; ++d)
@@ -1001,6 +1018,7 @@ static void test_graph_capture(void **state) {
             CUDA_CHECK(end);
             CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
             for (int rep = 0; rep < 3; ++rep) {
+                if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
                 data_fill(&r, dt, op, fl, g.h_in, n);
                 CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
                 dbuf_poison(&g.out);
