@@ -36,9 +36,9 @@
  *          The same inputs give bitwise the same outputs on every run, floats
  *          included. The association used is fixed: the array is cut into
  *          tiles whose size depends only on the element size; inside a tile
- *          the combination tree is fixed by the code; tile prefixes are a
- *          strict left fold of tile aggregates in tile order, whatever the
- *          timing of the look-back. Float sums therefore equal a sequential
+ *          the combination tree is fixed by the code; tiles form groups of
+ *          32 combined in a fixed warp-scan order, and group prefixes are a
+ *          left fold in group order, whatever the timing of the look-back. Float sums therefore equal a sequential
  *          loop only up to rounding, but never vary between runs on the same
  *          GPU architecture and library version.
  *
@@ -160,8 +160,10 @@ typedef struct libscan_scan_opts {
  * stream       the CUDA stream the work is enqueued on.
  *
  * Returns LIBSCAN_SUCCESS, or: NULL_POINTER (d_in/d_out NULL with count > 0),
- * INVALID_DTYPE, INVALID_OP, INVALID_ARGUMENT (init and d_init both set),
- * TEMP_TOO_SMALL, OVERLAP, INVALID_POINTER (host memory or misaligned),
+ * INVALID_DTYPE, INVALID_OP, INVALID_ARGUMENT (init and d_init both set, or
+ * d_temp NULL with temp_bytes != 0), TEMP_TOO_SMALL, OVERLAP (d_in/d_out
+ * partly overlap; d_init inside d_out; d_total inside d_in or d_out; d_temp
+ * overlapping any other buffer), INVALID_POINTER (host memory or misaligned),
  * TOO_LARGE, OUT_OF_MEMORY, CUDA. Asynchronous with respect to the host.
  */
 LIBSCAN_API libscan_status_t libscan_inclusive_scan(const void *d_in, void *d_out, size_t count,
