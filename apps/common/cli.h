@@ -1,0 +1,241 @@
+/* cli.h -- what the libscan programs share on the command line: exit codes,
+ * one-line error messages, device choice (GPU or CPU fallback), atomic output
+ * files, strict number parsing, progress and timing on stderr.
+ *
+ * Plain C (C99-clean), usable from C and C++. Link the `app_common` target and
+ * write `#include "common/cli.h"`. Nothing here exits or aborts; every function
+ * reports failure through its return value. Not thread-safe unless stated. */
+#ifndef APP_COMMON_CLI_H
+#define APP_COMMON_CLI_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define APP_PRINTF(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
+#else
+#define APP_PRINTF(fmt_idx, arg_idx)
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Exit codes and errors
+ * ------------------------------------------------------------------------- */
+
+/* Exit statuses of every program (DESIGN.md, "Programs"). */
+#define APP_EXIT_OK 0       /* success */
+#define APP_EXIT_USAGE 1    /* bad usage or bad input (files, values) */
+#define APP_EXIT_INTERNAL 2 /* internal failure: GPU, out of memory, I/O error while writing */
+
+/* Prints exactly one line "<prog>: <message>\n" to stderr. `fmt` is a printf
+ * format for the message; a trailing newline in it is dropped, embedded
+ * newlines are replaced by spaces so the output stays one line. */
+void app_error(const char *prog, const char *fmt, ...) APP_PRINTF(2, 3);
+
+/* app_error() with a va_list, for callers wrapping it in their own variadic
+ * function. */
+void app_verror(const char *prog, const char *fmt, va_list ap);
+
+/* Value of option `name` given as "--name VALUE" or "--name=VALUE" at argv[*i],
+ * or NULL when argv[*i] is not that option. Advances *i past a separate VALUE.
+ * When argv[*i] is exactly `name` but no value follows, returns NULL and sets
+ * *missing = true (the caller reports "option --name needs a value"). */
+const char *app_option_value(int argc, char **argv, int *i, const char *name, bool *missing);
+
+/* ---------------------------------------------------------------------------
+ * Device choice
+ * ------------------------------------------------------------------------- */
+
+typedef enum {
+    APP_DEVICE_AUTO = 0, /* the GPU when usable, else the CPU (with one note on stderr) */
+    APP_DEVICE_CPU = 1,
+    APP_DEVICE_GPU = 2
+} app_device_t;
+
+/* Parses "auto", "cpu" or "gpu" (exact, lower case) into *out.
+ * Returns 0, or -1 for anything else (*out untouched). */
+int app_parse_device(const char *s, app_device_t *out);
+
+/* "auto", "cpu", "gpu" ("?" for values outside the enum). Never NULL. */
+const char *app_device_name(app_device_t d);
+
+/* 1 when a CUDA device is present and usable: cudaGetDeviceCount() reports at
+ * least one device and cudaFree(0) (which creates the context) succeeds.
+ * Otherwise 0, with the reason (e.g. "no CUDA device found", or the CUDA error
+ * name and text) written to why (n bytes, NUL-terminated; why may be NULL when
+ * n is 0). The result is computed once and cached for the process. */
+int app_gpu_usable(char *why, size_t n);
+
+/* Decides where to run. AUTO: the GPU when usable; else prints ONCE per process
+ * "<prog>: no usable GPU (<reason>); running on the CPU" on stderr and
+ * chooses the CPU. CPU: the CPU, no GPU probe. GPU: the GPU when usable, else
+ * prints "<prog>: --device gpu: no usable GPU (<reason>)" and returns
+ * APP_EXIT_INTERNAL.
+ * On success sets *chosen to APP_DEVICE_CPU or APP_DEVICE_GPU and returns
+ * APP_EXIT_OK. An invalid `requested` gives APP_EXIT_USAGE. */
+int app_choose_device(const char *prog, app_device_t requested, app_device_t *chosen);
+
+/* ---------------------------------------------------------------------------
+ * Atomic output files
+ *
+ * app_out_open() creates a temporary file "<dir>/.<name>.XXXXXX" beside the
+ * final path (so the final rename stays within one file system); the program
+ * writes through app_out_file(); app_out_commit() flushes, fsyncs and renames
+ * it over the final name; app_out_abort() closes and unlinks it. A failure at
+ * any step leaves no file behind, and an existing file at the final path is
+ * only replaced by a complete new one. Pending temporary files are removed if
+ * the process gets SIGINT, SIGTERM or SIGHUP (the handler unlinks them and
+ * re-raises the signal with its default action). The committed file gets mode
+ * 0666 & ~umask, like a file made by fopen().
+ * The path "-" means standard output: no temporary file, commit only flushes.
+ * ------------------------------------------------------------------------- */
+
+typedef struct app_out app_out_t; /* opaque */
+
+/* Opens `path` for atomic writing. Returns the handle, or NULL with the reason
+ * in err (errlen bytes, NUL-terminated), naming the path, e.g.
+ * "out/x.npy: cannot create a file in directory 'out': No such file or directory".
+ * The caller must end every handle with exactly one app_out_commit() or
+ * app_out_abort(). */
+app_out_t *app_out_open(const char *path, char *err, size_t errlen);
+
+/* The stream to write to (binary mode; valid until commit/abort). */
+FILE *app_out_file(app_out_t *o);
+
+/* The final path given to app_out_open(). */
+const char *app_out_path(const app_out_t *o);
+
+/* Completes the file: fflush, fsync, close, rename over the final path.
+ * Returns 0, or -1 with the reason in err (naming the path), in which case
+ * the temporary file has been removed. Frees o in both cases. */
+int app_out_commit(app_out_t *o, char *err, size_t errlen);
+
+/* Discards the file: closes and unlinks the temporary file; the final path is
+ * left as it was. Frees o. NULL is allowed (no-op). */
+void app_out_abort(app_out_t *o);
+
+/* 1 when a and b both exist and are the same file (same device and inode),
+ * also through different names (links, "./x" vs "x"); 0 otherwise, including
+ * when either does not exist or is "-". Programs use it to refuse to write
+ * their output over their input. */
+int app_same_file(const char *a, const char *b);
+
+/* ---------------------------------------------------------------------------
+ * Strict number parsing for option values
+ *
+ * The whole string must be consumed (no leading/trailing spaces, no empty
+ * string). On error the functions return -1 and write a message into err
+ * (errlen bytes) such as "'12x' is not an integer" or
+ * "'300' is out of range [0, 255]"; the caller prefixes the option name.
+ * On success they return 0 and store the value.
+ * ------------------------------------------------------------------------- */
+
+/* Decimal integer with optional sign, in [lo, hi]. */
+int app_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out, char *err, size_t errlen);
+
+/* Decimal integer with optional '+', in [lo, hi] ("-1" is an error). */
+int app_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out, char *err, size_t errlen);
+
+/* Floating-point number: decimal or exponent form, "nan", "inf", "infinity"
+ * (any case, optional sign). Finite values that overflow a double are an
+ * error; underflow to a subnormal or zero is accepted. */
+int app_parse_f64(const char *s, double *out, char *err, size_t errlen);
+
+/* "X,Y" where X and Y are each parsed by app_parse_f64 (no spaces). */
+int app_parse_pair_f64(const char *s, double *x, double *y, char *err, size_t errlen);
+
+/* "X,Y" where X and Y are each parsed by app_parse_i64 in [lo, hi]. */
+int app_parse_pair_i64(const char *s, int64_t lo, int64_t hi, int64_t *x, int64_t *y, char *err,
+                       size_t errlen);
+
+/* ---------------------------------------------------------------------------
+ * Progress on stderr
+ *
+ * Shown only when stderr is a terminal, `quiet` is false and the work has run
+ * for more than about one second; redrawn at most 4 times a second on one
+ * line ("<prog>: <label> 42%"), erased by app_progress_end(). Cheap to call
+ * often (one clock read per call).
+ * ------------------------------------------------------------------------- */
+
+typedef struct app_progress {
+    /* private: use the functions below */
+    const char *prog, *label;
+    uint64_t total;
+    double start, last_draw;
+    bool enabled, drawn;
+} app_progress_t;
+
+/* Starts tracking work of `total` units (0 = unknown: shows a count instead of a
+ * percentage). prog and label must outlive the tracking. */
+void app_progress_begin(app_progress_t *p, const char *prog, const char *label, uint64_t total,
+                        bool quiet);
+
+/* Reports that `done` units are finished (absolute, not an increment). */
+void app_progress_update(app_progress_t *p, uint64_t done);
+
+/* Erases the progress line if one was drawn. Safe to call more than once. */
+void app_progress_end(app_progress_t *p);
+
+/* ---------------------------------------------------------------------------
+ * Timing of named phases (--timing)
+ *
+ * Phases ("read", "upload", "compute", "download", "write", or any label) are
+ * timed with a monotonic clock and accumulated by name, in first-use order.
+ * GPU phases must be synchronised by the caller before app_timing_stop() (the
+ * clock is the host's). When disabled every call is a no-op.
+ * ------------------------------------------------------------------------- */
+
+#define APP_TIMING_MAX_PHASES 16
+#define APP_TIMING_NAME_MAX 24
+
+typedef struct app_timing {
+    /* private: use the functions below */
+    bool enabled;
+    int count;   /* phases used */
+    int current; /* index of the running phase, -1 when none */
+    double started;
+    struct {
+        char name[APP_TIMING_NAME_MAX];
+        double seconds;
+        unsigned calls;
+    } phase[APP_TIMING_MAX_PHASES];
+} app_timing_t;
+
+/* Seconds on a monotonic clock (CLOCK_MONOTONIC), for the caller's own use. */
+double app_now(void);
+
+/* Resets t; `enabled` is the value of --timing. */
+void app_timing_init(app_timing_t *t, bool enabled);
+
+/* Starts phase `name` (truncated to APP_TIMING_NAME_MAX - 1 characters),
+ * stopping the running phase first if there is one. Beyond
+ * APP_TIMING_MAX_PHASES distinct names, the time goes to a phase "other". */
+void app_timing_start(app_timing_t *t, const char *name);
+
+/* Stops the running phase, adding its time to its total. No-op when none runs. */
+void app_timing_stop(app_timing_t *t);
+
+/* Adds `seconds` measured elsewhere (e.g. with CUDA events) to phase `name`. */
+void app_timing_add(app_timing_t *t, const char *name, double seconds);
+
+/* Total seconds of phase `name` so far (0 when unknown). */
+double app_timing_get(const app_timing_t *t, const char *name);
+
+/* Stops the running phase and, when enabled, prints one table to stderr:
+ *   <prog>: timing
+ *     read        12.345 ms   41.2%
+ *     ...
+ *     total       29.960 ms
+ * Does nothing when disabled. */
+void app_timing_print(app_timing_t *t, const char *prog);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
