@@ -1,0 +1,15 @@
+/* image_private.h -- helpers shared by the image_io sources (not installed,
+ * not for the programs). */
+#ifndef LIBSCAN_APPS_IMAGE_PRIVATE_H
+#define LIBSCAN_APPS_IMAGE_PRIVATE_H
+
+#include <stddef.h>
+
+/* Format one error line into err[errlen] (when err != NULL and errlen > 0). */
+void img__err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* 1 on a little-endian machine: 16-bit samples then need swapping to and
+ * from PNG's big-endian order. */
+int img__little_endian(void);
+
+#endif
