@@ -68,11 +68,11 @@ size_t arr_dtype_size(arr_dtype_t t);
  * ARR_NONE and "?" for an invalid value. Never NULL. */
 const char *arr_dtype_name(arr_dtype_t t);
 
-/* Parses a --dtype value: the canonical names above, the short forms
- * "b1" "i8" "u8" "i16" "u16" "i32" "u32" "i64" "u64" "f16" "f32" "f64",
- * numpy's character codes "i1" "u1" "i2" "u2" "i4" "u4" "f2" "f4" "f8"
- * (i8/u8 mean 8-bit here, so int64/uint64 are "i64"/"u64"/"int64"/"uint64"),
- * and the aliases "half" "float" "double". Case-insensitive.
+/* Parses a --dtype value: the canonical names above, the bit-size forms
+ * "i16" "u16" "i32" "u32" "i64" "u64" "f16" "f32" "f64", numpy's byte-size
+ * codes "b1" "i1" "u1" "i2" "u2" "i4" "u4" "f2" "f4" "f8", and the aliases
+ * "half" "float" "double". Case-insensitive. "i8" and "u8" are refused as
+ * ambiguous (8 bits, or numpy's 8 bytes?): write int8/uint8 or int64/uint64.
  * Returns 0 with *out set, or -1 (*out untouched). */
 int arr_dtype_parse(const char *s, arr_dtype_t *out);
 

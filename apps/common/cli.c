@@ -1,0 +1,224 @@
+/* cli.c -- errors, option values, device choice, number parsing (cli.h).
+ * Atomic output is in out_file.c, progress and timing in progress.c. */
+#define _POSIX_C_SOURCE 200809L
+#include "common/cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+void app_verror(const char *prog, const char *fmt, va_list ap) {
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t len = strlen(msg);
+    while (len > 0 && (msg[len - 1] == '\n' || msg[len - 1] == '\r')) msg[--len] = '\0';
+    for (size_t i = 0; i < len; ++i)
+        if (msg[i] == '\n' || msg[i] == '\r') msg[i] = ' ';
+    /* One fprintf, so the line is not interleaved with other writers. */
+    fprintf(stderr, "%s: %s\n", prog ? prog : "?", msg);
+}
+
+void app_error(const char *prog, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    app_verror(prog, fmt, ap);
+    va_end(ap);
+}
+
+const char *app_option_value(int argc, char **argv, int *i, const char *name, bool *missing) {
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0) return NULL;
+    if (arg[n] == '=') return arg + n + 1;
+    if (arg[n] != '\0') return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* ---------------------------------------------------------------------------
+ * Device choice
+ * ------------------------------------------------------------------------- */
+
+int app_parse_device(const char *s, app_device_t *out) {
+    if (!s) return -1;
+    if (strcmp(s, "auto") == 0) *out = APP_DEVICE_AUTO;
+    else if (strcmp(s, "cpu") == 0) *out = APP_DEVICE_CPU;
+    else if (strcmp(s, "gpu") == 0) *out = APP_DEVICE_GPU;
+    else return -1;
+    return 0;
+}
+
+const char *app_device_name(app_device_t d) {
+    switch (d) {
+    case APP_DEVICE_AUTO: return "auto";
+    case APP_DEVICE_CPU: return "cpu";
+    case APP_DEVICE_GPU: return "gpu";
+    }
+    return "?";
+}
+
+/* The probe creates a CUDA context, which costs time: do it once. */
+static int g_gpu_probed = 0, g_gpu_ok = 0;
+static char g_gpu_why[256];
+
+int app_gpu_usable(char *why, size_t n) {
+    if (!g_gpu_probed) {
+        g_gpu_probed = 1;
+        int count = 0;
+        cudaError_t e = cudaGetDeviceCount(&count);
+        if (e != cudaSuccess) {
+            snprintf(g_gpu_why, sizeof g_gpu_why, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+        } else if (count <= 0) {
+            snprintf(g_gpu_why, sizeof g_gpu_why, "no CUDA device found");
+        } else if ((e = cudaFree(0)) != cudaSuccess) {
+            snprintf(g_gpu_why, sizeof g_gpu_why, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+        } else {
+            g_gpu_ok = 1;
+            g_gpu_why[0] = '\0';
+        }
+        /* Clear the sticky last-error state so later checks start clean. */
+        if (!g_gpu_ok) (void)cudaGetLastError();
+    }
+    if (why && n > 0) snprintf(why, n, "%s", g_gpu_why);
+    return g_gpu_ok;
+}
+
+static int g_cpu_note_printed = 0;
+
+int app_choose_device(const char *prog, app_device_t requested, app_device_t *chosen) {
+    char why[256];
+    switch (requested) {
+    case APP_DEVICE_CPU:
+        *chosen = APP_DEVICE_CPU;
+        return APP_EXIT_OK;
+    case APP_DEVICE_GPU:
+        if (!app_gpu_usable(why, sizeof why)) {
+            app_error(prog, "--device gpu: no usable GPU (%s)", why);
+            return APP_EXIT_INTERNAL;
+        }
+        *chosen = APP_DEVICE_GPU;
+        return APP_EXIT_OK;
+    case APP_DEVICE_AUTO:
+        if (app_gpu_usable(why, sizeof why)) {
+            *chosen = APP_DEVICE_GPU;
+        } else {
+            if (!g_cpu_note_printed) {
+                g_cpu_note_printed = 1;
+                app_error(prog, "no usable GPU (%s); running on the CPU", why);
+            }
+            *chosen = APP_DEVICE_CPU;
+        }
+        return APP_EXIT_OK;
+    }
+    app_error(prog, "invalid device choice %d", (int)requested);
+    return APP_EXIT_USAGE;
+}
+
+/* ---------------------------------------------------------------------------
+ * Number parsing
+ * ------------------------------------------------------------------------- */
+
+static int set_err(char *err, size_t errlen, const char *fmt, ...) APP_PRINTF(3, 4);
+static int set_err(char *err, size_t errlen, const char *fmt, ...) {
+    if (err && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Checks "[sign]digits" with nothing else; *neg tells the sign. */
+static int is_decimal_integer(const char *s, int *neg) {
+    const char *p = s;
+    *neg = 0;
+    if (*p == '+' || *p == '-') *neg = (*p++ == '-');
+    if (!isdigit((unsigned char)*p)) return 0;
+    while (isdigit((unsigned char)*p)) ++p;
+    return *p == '\0';
+}
+
+int app_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out, char *err, size_t errlen) {
+    int neg;
+    if (!s || !is_decimal_integer(s, &neg)) return set_err(err, errlen, "'%s' is not an integer", s ? s : "");
+    errno = 0;
+    long long v = strtoll(s, NULL, 10);
+    if (errno == ERANGE || v < lo || v > hi)
+        return set_err(err, errlen, "'%s' is out of range [%" PRId64 ", %" PRId64 "]", s, lo, hi);
+    *out = (int64_t)v;
+    return 0;
+}
+
+int app_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out, char *err, size_t errlen) {
+    int neg;
+    if (!s || !is_decimal_integer(s, &neg)) return set_err(err, errlen, "'%s' is not an integer", s ? s : "");
+    if (neg) return set_err(err, errlen, "'%s' is out of range [%" PRIu64 ", %" PRIu64 "]", s, lo, hi);
+    errno = 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    if (errno == ERANGE || v < lo || v > hi)
+        return set_err(err, errlen, "'%s' is out of range [%" PRIu64 ", %" PRIu64 "]", s, lo, hi);
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int app_parse_f64(const char *s, double *out, char *err, size_t errlen) {
+    if (!s || !*s || isspace((unsigned char)s[0]))
+        return set_err(err, errlen, "'%s' is not a number", s ? s : "");
+    /* strtod also takes hex floats and "nan(chars)"; numbers on our command
+       lines are decimal, so refuse those forms to keep typos from passing. */
+    const char *p = s + (s[0] == '+' || s[0] == '-');
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) return set_err(err, errlen, "'%s' is not a number", s);
+    if (strchr(p, '(')) return set_err(err, errlen, "'%s' is not a number", s);
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0') return set_err(err, errlen, "'%s' is not a number", s);
+    if (errno == ERANGE && isinf(v)) return set_err(err, errlen, "'%s' is too large for a double", s);
+    *out = v;
+    return 0;
+}
+
+/* Splits "X,Y" at the single comma into two NUL-terminated copies. */
+static int split_pair(const char *s, char *a, char *b, size_t cap, char *err, size_t errlen) {
+    const char *comma = s ? strchr(s, ',') : NULL;
+    if (!comma || strchr(comma + 1, ','))
+        return set_err(err, errlen, "'%s' is not a pair X,Y", s ? s : "");
+    size_t la = (size_t)(comma - s), lb = strlen(comma + 1);
+    if (la >= cap || lb >= cap) return set_err(err, errlen, "'%s' is too long for a pair X,Y", s);
+    memcpy(a, s, la);
+    a[la] = '\0';
+    memcpy(b, comma + 1, lb + 1);
+    return 0;
+}
+
+int app_parse_pair_f64(const char *s, double *x, double *y, char *err, size_t errlen) {
+    char a[128], b[128], e[192];
+    if (split_pair(s, a, b, sizeof a, err, errlen)) return -1;
+    double vx, vy;
+    if (app_parse_f64(a, &vx, e, sizeof e)) return set_err(err, errlen, "in pair '%s': %s", s, e);
+    if (app_parse_f64(b, &vy, e, sizeof e)) return set_err(err, errlen, "in pair '%s': %s", s, e);
+    *x = vx;
+    *y = vy;
+    return 0;
+}
+
+int app_parse_pair_i64(const char *s, int64_t lo, int64_t hi, int64_t *x, int64_t *y, char *err,
+                       size_t errlen) {
+    char a[128], b[128], e[192];
+    if (split_pair(s, a, b, sizeof a, err, errlen)) return -1;
+    int64_t vx, vy;
+    if (app_parse_i64(a, lo, hi, &vx, e, sizeof e)) return set_err(err, errlen, "in pair '%s': %s", s, e);
+    if (app_parse_i64(b, lo, hi, &vy, e, sizeof e)) return set_err(err, errlen, "in pair '%s': %s", s, e);
+    *x = vx;
+    *y = vy;
+    return 0;
+}

@@ -1,0 +1,255 @@
+/* out_file.c -- atomic output files and app_same_file (cli.h).
+ *
+ * A temporary file is made with mkstemp() beside the final path and renamed
+ * over it at commit. Pending temporary names live in a fixed table that the
+ * SIGINT/SIGTERM/SIGHUP handler can walk without allocating: it unlinks them
+ * (unlink is async-signal-safe) and re-raises the signal with the default
+ * action, so the exit status still says "killed by signal". */
+#define _POSIX_C_SOURCE 200809L
+#include "common/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+struct app_out {
+    FILE *f;
+    char *final_path;
+    char *tmp_path; /* NULL for standard output */
+    int slot;       /* index in the pending table, -1 for standard output */
+};
+
+/* ---- pending temporary files, visible to the signal handler ------------- */
+
+#define PENDING_MAX 32
+static char g_pending_path[PENDING_MAX][PATH_MAX];
+static volatile sig_atomic_t g_pending_used[PENDING_MAX];
+static int g_handlers_installed = 0;
+static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_signal(int sig) {
+    for (int i = 0; i < PENDING_MAX; ++i)
+        if (g_pending_used[i]) unlink(g_pending_path[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_handlers(void) {
+    if (g_handlers_installed) return;
+    g_handlers_installed = 1;
+    for (size_t i = 0; i < sizeof g_signals / sizeof g_signals[0]; ++i) {
+        struct sigaction old;
+        /* Keep a handler the program set itself, and "ignored" (e.g. nohup). */
+        if (sigaction(g_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_DFL) continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        for (size_t j = 0; j < sizeof g_signals / sizeof g_signals[0]; ++j) sigaddset(&sa.sa_mask, g_signals[j]);
+        sigaction(g_signals[i], &sa, NULL);
+    }
+}
+
+/* Blocks/unblocks the signals we handle, so that creating a temporary file
+ * and recording its name happen as one step for the handler. */
+static void block_signals(sigset_t *old) {
+    sigset_t block;
+    sigemptyset(&block);
+    for (size_t j = 0; j < sizeof g_signals / sizeof g_signals[0]; ++j) sigaddset(&block, g_signals[j]);
+    sigprocmask(SIG_BLOCK, &block, old);
+}
+
+/* Records `path` in a free slot (signals blocked by the caller). Returns the
+ * slot, or -1 when the table is full. */
+static int pending_add(const char *path) {
+    for (int i = 0; i < PENDING_MAX; ++i)
+        if (!g_pending_used[i]) {
+            snprintf(g_pending_path[i], PATH_MAX, "%s", path);
+            g_pending_used[i] = 1;
+            return i;
+        }
+    return -1;
+}
+
+static void pending_remove(int slot) {
+    if (slot >= 0 && slot < PENDING_MAX) g_pending_used[slot] = 0;
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static void put_err(char *err, size_t errlen, const char *fmt, ...) APP_PRINTF(3, 4);
+static void put_err(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || errlen == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static char *dup_str(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+static mode_t default_file_mode(void) {
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
+/* ---- the API --------------------------------------------------------------- */
+
+app_out_t *app_out_open(const char *path, char *err, size_t errlen) {
+    if (!path || !*path) {
+        put_err(err, errlen, "empty output file name");
+        return NULL;
+    }
+    app_out_t *o = calloc(1, sizeof *o);
+    if (!o || !(o->final_path = dup_str(path))) {
+        free(o);
+        put_err(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    o->slot = -1;
+    if (strcmp(path, "-") == 0) {
+        o->f = stdout;
+        return o;
+    }
+
+    /* An existing directory at the final path would make rename() fail late. */
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        put_err(err, errlen, "%s: is a directory", path);
+        goto fail;
+    }
+
+    /* "<dir>/.<base>.XXXXXX" */
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = slash ? slash + 1 : path;
+    if (!*base) {
+        put_err(err, errlen, "%s: is a directory name, not a file name", path);
+        goto fail;
+    }
+    size_t tlen = dirlen + 1 + strlen(base) + 8 + 1;
+    if (tlen > PATH_MAX) {
+        put_err(err, errlen, "%s: file name too long", path);
+        goto fail;
+    }
+    o->tmp_path = malloc(tlen);
+    if (!o->tmp_path) {
+        put_err(err, errlen, "%s: out of memory", path);
+        goto fail;
+    }
+    memcpy(o->tmp_path, path, dirlen);
+    snprintf(o->tmp_path + dirlen, tlen - dirlen, ".%s.XXXXXX", base);
+
+    install_handlers();
+    sigset_t oldmask;
+    block_signals(&oldmask);
+    int fd = mkstemp(o->tmp_path);
+    int mk_errno = errno;
+    if (fd >= 0) {
+        o->slot = pending_add(o->tmp_path);
+        if (o->slot < 0) {
+            close(fd);
+            unlink(o->tmp_path);
+        }
+    }
+    sigprocmask(SIG_SETMASK, &oldmask, NULL);
+    if (fd < 0) {
+        char dir[PATH_MAX];
+        if (dirlen == 0) snprintf(dir, sizeof dir, ".");
+        else snprintf(dir, sizeof dir, "%.*s", (int)(dirlen > 1 ? dirlen - 1 : 1), path);
+        put_err(err, errlen, "%s: cannot create a file in directory '%s': %s", path, dir, strerror(mk_errno));
+        goto fail;
+    }
+    if (o->slot < 0) {
+        put_err(err, errlen, "%s: too many output files open at once", path);
+        goto fail;
+    }
+    (void)fchmod(fd, default_file_mode());
+    o->f = fdopen(fd, "wb");
+    if (!o->f) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmp_path);
+        pending_remove(o->slot);
+        put_err(err, errlen, "%s: %s", path, strerror(e));
+        goto fail;
+    }
+    return o;
+
+fail:
+    free(o->tmp_path);
+    free(o->final_path);
+    free(o);
+    return NULL;
+}
+
+FILE *app_out_file(app_out_t *o) { return o ? o->f : NULL; }
+
+const char *app_out_path(const app_out_t *o) { return o ? o->final_path : NULL; }
+
+static void out_free(app_out_t *o) {
+    free(o->tmp_path);
+    free(o->final_path);
+    free(o);
+}
+
+int app_out_commit(app_out_t *o, char *err, size_t errlen) {
+    if (!o) {
+        put_err(err, errlen, "app_out_commit: no file");
+        return -1;
+    }
+    if (!o->tmp_path) { /* standard output */
+        int bad = fflush(o->f) != 0 || ferror(o->f);
+        if (bad) put_err(err, errlen, "%s: write error on standard output: %s", o->final_path, strerror(errno));
+        out_free(o);
+        return bad ? -1 : 0;
+    }
+    int e = 0;
+    if (fflush(o->f) != 0 || ferror(o->f)) e = errno ? errno : EIO;
+    if (!e && fsync(fileno(o->f)) != 0) e = errno;
+    if (fclose(o->f) != 0 && !e) e = errno;
+    o->f = NULL;
+    if (!e && rename(o->tmp_path, o->final_path) != 0) e = errno;
+    if (e) {
+        unlink(o->tmp_path);
+        put_err(err, errlen, "%s: cannot write: %s", o->final_path, strerror(e));
+    }
+    pending_remove(o->slot);
+    out_free(o);
+    return e ? -1 : 0;
+}
+
+void app_out_abort(app_out_t *o) {
+    if (!o) return;
+    if (o->tmp_path) {
+        if (o->f) fclose(o->f);
+        unlink(o->tmp_path);
+        pending_remove(o->slot);
+    } else if (o->f) {
+        fflush(o->f);
+    }
+    out_free(o);
+}
+
+int app_same_file(const char *a, const char *b) {
+    if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0) return 0;
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
