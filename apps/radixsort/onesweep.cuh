@@ -1,0 +1,287 @@
+// onesweep.cuh -- the device side of the radix sort: key mapping, the upfront
+// histogram of every pass, its scan, and the one-kernel-per-pass sort.
+//
+// One sort of P 8-bit passes is
+//   1. histogram_kernel: one read of the keys counts, for every pass, how many
+//      keys have each digit (P x 256 counters);
+//   2. digit_base_kernel: an exclusive scan of each pass's 256 counts with
+//      libscan::BlockScan gives where each digit's keys start in the output;
+//   3. per pass, pass_kernel: a block takes the next tile (atomic counter),
+//      loads its keys warp-striped (key k of lane l of warp w is tile item
+//      w*32*IPT + k*32 + l, so every load is coalesced), ranks each key among
+//      the equal digits of its warp (__match_any_sync + warp-private
+//      counters, in item order: this is what makes the sort stable), turns
+//      the per-warp counts into tile offsets (per digit over warps, then a
+//      libscan::BlockScan over digits), publishes its digit counts and learns
+//      each digit's offset from the earlier tiles by look-back
+//      (digit_lookback.cuh), then scatters keys (and values) through shared
+//      memory so that consecutive threads write consecutive outputs of one
+//      digit.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "libscan/cuda/block_scan.cuh"
+#include "digit_lookback.cuh"
+#include "radixsort_tuning.cuh"
+
+namespace radixsort {
+
+// Keys are handled as their raw unsigned bits K (uint8/16/32/64_t).
+// mapped(x) = x ^ xor_all ^ (sign(x) ? xor_neg : 0), where
+//   unsigned: xor_all = 0,        xor_neg = 0
+//   signed:   xor_all = sign bit, xor_neg = 0
+//   float:    xor_all = sign bit, xor_neg = ~sign bit (negative: all bits flip)
+// and descending complements xor_all.
+template <typename K> struct Codec {
+    K xor_all;
+    K xor_neg;
+    __host__ __device__ __forceinline__ K map(K x) const {
+        const K neg = static_cast<K>(x >> (sizeof(K) * 8 - 1)) ? xor_neg : K(0);
+        return static_cast<K>(x ^ xor_all ^ neg);
+    }
+};
+
+// One pass's digit: bits [shift, shift + 8) of the mapped key, masked.
+template <typename K> struct Digit {
+    Codec<K> codec;
+    unsigned shift;
+    unsigned mask;
+    __device__ __forceinline__ unsigned operator()(K x) const {
+        return static_cast<unsigned>(static_cast<K>(codec.map(x) >> shift)) & mask;
+    }
+};
+
+struct NoValues {};
+
+// ---- 1. histogram of all passes ------------------------------------------
+
+template <typename K> struct HistogramParams {
+    const K *keys;
+    size_t n;
+    Codec<K> codec;
+    unsigned first_shift; // begin_bit
+    unsigned end_bit;
+    int passes;
+    unsigned long long *hist; // [passes][kRadix], zeroed before launch
+};
+
+template <typename K, int BLOCK, int IPT>
+__global__ void __launch_bounds__(BLOCK) histogram_kernel(const HistogramParams<K> p) {
+    // +1: a bin for the padding lanes of the last round (never read).
+    __shared__ unsigned s_hist[kMaxPasses][kRadix + 1];
+    for (int i = threadIdx.x; i < kMaxPasses * (kRadix + 1); i += BLOCK) (&s_hist[0][0])[i] = 0;
+    __syncthreads();
+
+    const int lane = threadIdx.x & 31;
+    constexpr size_t kChunk = size_t(BLOCK) * IPT;
+    for (size_t base = size_t(blockIdx.x) * kChunk; base < p.n; base += size_t(gridDim.x) * kChunk) {
+        K keys[IPT];
+        bool ok[IPT];
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const size_t i = base + size_t(k) * BLOCK + threadIdx.x;
+            ok[k] = i < p.n;
+            keys[k] = ok[k] ? p.keys[i] : K(0);
+        }
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const K m = p.codec.map(keys[k]);
+            for (int pass = 0; pass < p.passes; ++pass) {
+                const unsigned shift = p.first_shift + unsigned(pass) * kRadixBits;
+                const unsigned bits = min(unsigned(kRadixBits), p.end_bit - shift);
+                const unsigned d = ok[k] ? (static_cast<unsigned>(static_cast<K>(m >> shift)) & ((1u << bits) - 1u))
+                                         : unsigned(kRadix);
+                if constexpr (HistogramTuning::kMatchAny) {
+                    const unsigned peers = __match_any_sync(libscan::kFullMask, d);
+                    if (lane == __ffs(peers) - 1) atomicAdd(&s_hist[pass][d], unsigned(__popc(peers)));
+                } else {
+                    const unsigned d0 = __shfl_sync(libscan::kFullMask, d, 0);
+                    if (__all_sync(libscan::kFullMask, d == d0)) {
+                        if (lane == 0) atomicAdd(&s_hist[pass][d0], 32u);
+                    } else {
+                        atomicAdd(&s_hist[pass][d], 1u);
+                    }
+                }
+            }
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < p.passes * kRadix; i += BLOCK) {
+        const unsigned c = s_hist[i / kRadix][i % kRadix];
+        if (c) atomicAdd(p.hist + i, static_cast<unsigned long long>(c));
+    }
+}
+
+// ---- 2. where each digit starts, per pass --------------------------------
+
+// One block of kRadix threads per pass; in place over hist[pass][*].
+__global__ void __launch_bounds__(kRadix) digit_base_kernel(unsigned long long *hist) {
+    using Scan = libscan::BlockScan<unsigned long long, kRadix>;
+    __shared__ typename Scan::TempStorage temp;
+    unsigned long long *row = hist + size_t(blockIdx.x) * kRadix;
+    unsigned long long v[1] = {row[threadIdx.x]};
+    Scan(temp).ExclusiveScan(v, libscan::Sum<unsigned long long>());
+    row[threadIdx.x] = v[0];
+}
+
+// ---- 3. one pass -----------------------------------------------------------
+
+template <typename K, typename V, typename W> struct PassParams {
+    const K *keys_in;
+    K *keys_out;
+    const V *values_in; // unused when V is NoValues or iota_values
+    V *values_out;
+    bool iota_values;   // value of key i = i (argsort's first pass)
+    size_t n;
+    Digit<K> digit;
+    const unsigned long long *digit_base; // kRadix starts of this pass
+    unsigned *tile_counter;               // zeroed before launch
+    DigitLookback<W, kRadix> lookback;    // zeroed before launch
+};
+
+template <typename K, typename V, typename W, int BLOCK, int IPT>
+__global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p) {
+    constexpr bool kValues = !std::is_same<V, NoValues>::value;
+    constexpr int kWarps = BLOCK / 32;
+    constexpr int kTile = BLOCK * IPT;
+    constexpr int kWarpItems = 32 * IPT;
+    constexpr size_t kValueBytes = kValues ? sizeof(V) : 0;
+    constexpr size_t kExchangeBytes = size_t(kTile) * (sizeof(K) > kValueBytes ? sizeof(K) : kValueBytes);
+    static_assert(BLOCK >= kRadix, "radixsort: a block needs a thread per digit");
+    static_assert(kWarpItems < 65536, "radixsort: warp ranks are kept in 16 bits");
+    using Scan = libscan::BlockScan<unsigned, BLOCK>;
+
+    __shared__ alignas(16) unsigned char s_exchange[kExchangeBytes];
+    __shared__ unsigned s_warp_hist[kWarps][kRadix + 1]; // +1: padding items' digit
+    __shared__ unsigned s_digit_start[kRadix];
+    __shared__ unsigned long long s_global[kRadix];
+    __shared__ typename Scan::TempStorage s_scan;
+    __shared__ unsigned s_tile;
+
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    if (t == 0) s_tile = atomicAdd(p.tile_counter, 1u);
+    for (int i = lane; i < kRadix + 1; i += 32) s_warp_hist[warp][i] = 0;
+    __syncthreads();
+    const unsigned tile = s_tile;
+    const size_t tile_base = size_t(tile) * kTile;
+    const size_t left = p.n - tile_base;
+    const int valid = left < size_t(kTile) ? int(left) : kTile;
+    const int warp_base = warp * kWarpItems;
+
+    // Load (warp-striped) and take each key's digit; padding gets kRadix.
+    K keys[IPT];
+    unsigned digit[IPT];
+    if (valid == kTile) {
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) keys[k] = p.keys_in[tile_base + warp_base + k * 32 + lane];
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) digit[k] = p.digit(keys[k]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int i = warp_base + k * 32 + lane;
+            keys[k] = i < valid ? p.keys_in[tile_base + i] : K(0);
+            digit[k] = i < valid ? p.digit(keys[k]) : unsigned(kRadix);
+        }
+    }
+
+    // Rank inside the warp, in item order: peers with the same digit share a
+    // counter that the highest peer advances after everyone has read it.
+    unsigned short rank[IPT];
+    const unsigned lanes_below = (1u << lane) - 1u;
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) {
+        const unsigned peers = __match_any_sync(libscan::kFullMask, digit[k]);
+        const int leader = 31 - __clz(peers);
+        unsigned before = 0;
+        if (lane == leader) {
+            before = s_warp_hist[warp][digit[k]];
+            s_warp_hist[warp][digit[k]] = before + unsigned(__popc(peers));
+        }
+        before = __shfl_sync(libscan::kFullMask, before, leader);
+        rank[k] = static_cast<unsigned short>(before + unsigned(__popc(peers & lanes_below)));
+        __syncwarp();
+    }
+    __syncthreads();
+
+    // Thread d < kRadix: warp counts of digit d -> exclusive offsets over warps,
+    // and the tile's count of d, published at once for later tiles.
+    unsigned tile_count = 0;
+    if (t < kRadix) {
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) {
+            const unsigned c = s_warp_hist[w][t];
+            s_warp_hist[w][t] = tile_count;
+            tile_count += c;
+        }
+        p.lookback.publish_count(tile, t, tile_count);
+    }
+    unsigned start[1] = {tile_count};
+    Scan(s_scan).ExclusiveScan(start, libscan::Sum<unsigned>()); // synchronises the block
+    if (t < kRadix) s_digit_start[t] = start[0];
+    __syncthreads();
+
+    // Keys to their place in the tile sorted by digit.
+    K *s_keys = reinterpret_cast<K *>(s_exchange);
+    int local[IPT];
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) {
+        local[k] = -1;
+        if (digit[k] < unsigned(kRadix)) {
+            local[k] = int(s_digit_start[digit[k]] + s_warp_hist[warp][digit[k]] + rank[k]);
+            s_keys[local[k]] = keys[k];
+        }
+    }
+
+    // Global start of each digit's run in this tile (wrapping arithmetic: the
+    // tile position i of the run is added back when scattering).
+    if (t < kRadix) {
+        const W before = p.lookback.exclusive(tile, t, W(tile_count));
+        s_global[t] = p.digit_base[t] + static_cast<unsigned long long>(before) - s_digit_start[t];
+    }
+    __syncthreads();
+
+    unsigned long long dest[IPT];
+#pragma unroll
+    for (int j = 0; j < IPT; ++j) {
+        const int i = t + j * BLOCK;
+        if (i < valid) {
+            const K key = s_keys[i];
+            dest[j] = s_global[p.digit(key)] + unsigned(i);
+            p.keys_out[dest[j]] = key;
+        }
+    }
+
+    if constexpr (kValues) {
+        V values[IPT];
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int i = warp_base + k * 32 + lane;
+            if (p.iota_values) values[k] = static_cast<V>(tile_base + unsigned(i));
+            else values[k] = i < valid ? p.values_in[tile_base + i] : V(0);
+        }
+        __syncthreads(); // every key has left the exchange buffer
+        V *s_values = reinterpret_cast<V *>(s_exchange);
+#pragma unroll
+        for (int k = 0; k < IPT; ++k)
+            if (local[k] >= 0) s_values[local[k]] = values[k];
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < IPT; ++j) {
+            const int i = t + j * BLOCK;
+            if (i < valid) p.values_out[dest[j]] = s_values[i];
+        }
+    }
+}
+
+// argsort with no passes: indices 0, 1, 2, ...
+template <typename V> __global__ void iota_kernel(V *out, size_t n) {
+    const size_t stride = size_t(gridDim.x) * blockDim.x;
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = static_cast<V>(i);
+}
+
+} // namespace radixsort

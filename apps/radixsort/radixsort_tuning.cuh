@@ -1,0 +1,43 @@
+// radixsort_tuning.cuh -- every tuning constant of the radix sort, in one table.
+//
+// Not measured yet: the values below are first choices, to be replaced by the
+// bench/radixsort sweep on the H100 (each entry will then name its run).
+// A tile must fit in static shared memory (48 KB) with the warp histograms:
+// the exchange buffer holds a tile of max(key, value) bytes.
+#pragma once
+
+namespace radixsort {
+
+constexpr int kRadixBits = 8;
+constexpr int kRadix = 1 << kRadixBits;
+constexpr int kMaxPasses = 8; // 64-bit keys
+
+// The per-pass (onesweep) kernel, chosen by the widest of key and value.
+// 4-byte (and narrower): 384 threads x 16 keys = 6144 keys per tile, 24 KB of
+// exchange + 12 KB of warp histograms. 8-byte: 256 x 16 = 4096, 32 KB + 8 KB.
+template <int ELEMENT_BYTES> struct PassTuning {
+    static constexpr int kBlockThreads = 384;
+    static constexpr int kItemsPerThread = 16;
+};
+template <> struct PassTuning<8> {
+    static constexpr int kBlockThreads = 256;
+    static constexpr int kItemsPerThread = 16;
+};
+
+// The upfront histogram kernel: threads per block, keys per thread per
+// round, blocks per SM of the grid-stride grid.
+struct HistogramTuning {
+    static constexpr int kBlockThreads = 256;
+    static constexpr int kItemsPerThread = 8;
+    static constexpr int kBlocksPerSm = 4;
+    // true: warp-aggregate equal digits with __match_any_sync before the
+    // shared atomics (helps few-distinct-keys inputs, costs on uniform ones);
+    // false: plain atomics, with a fast path when a whole warp shares a digit.
+    static constexpr bool kMatchAny = false;
+};
+
+// Status words of the look-back: 32-bit (2-bit flag + 30-bit count) while
+// counts fit 30 bits, else 64-bit (2-bit flag + 62-bit count).
+constexpr unsigned long long kNarrowStatusLimit = 1ull << 30;
+
+} // namespace radixsort
