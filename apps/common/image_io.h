@@ -64,7 +64,8 @@ typedef struct img {
 typedef enum img_format {
     IMG_FORMAT_UNKNOWN = 0,
     IMG_FORMAT_PNG = 1,  /* .png: libpng, 8 or 16 bits kept, all four channel layouts */
-    IMG_FORMAT_JPEG = 2, /* .jpg, .jpeg: stb_image_write, 8-bit, no alpha (see img_write) */
+    IMG_FORMAT_JPEG = 2, /* .jpg, .jpeg: stb_image_write, 8-bit, no alpha (see img_write); gray is
+                            stored as a 3-component (YCbCr) JPEG, as stb always does */
     IMG_FORMAT_BMP = 3,  /* .bmp: stb_image_write, 8-bit; 24-bit, or 32-bit with alpha */
     IMG_FORMAT_TGA = 4   /* .tga: stb_image_write, 8-bit, RLE-compressed, alpha kept */
 } img_format_t;

@@ -71,9 +71,10 @@ static int tmp_open(tmp_file *t, const char *path, char *err, size_t errlen)
             snprintf(dir, sizeof dir, "/");
         else
             snprintf(dir, sizeof dir, "%.*s", (int)(dirlen - 1), path);
-        if (e == ENOENT)
+        struct stat st;
+        if (stat(dir, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
             img__err(err, errlen, "%s: cannot write: directory '%s' does not exist", path, dir);
-        else if (e == ENOTDIR)
+        else if (e == ENOTDIR || (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)))
             img__err(err, errlen, "%s: cannot write: '%s' is not a directory", path, dir);
         else if (e == EACCES || e == EPERM || e == EROFS)
             img__err(err, errlen, "%s: cannot write: directory '%s' is not writable (%s)", path, dir, strerror(e));

@@ -8,6 +8,7 @@
 # package provides libstb.so (a symlink); unpacked alone, libstb0 gives only
 # libstb.so.0: both names are accepted.
 find_package(PNG REQUIRED)
+find_package(ZLIB REQUIRED) # crc32, to name a damaged chunk
 find_package(Threads REQUIRED)
 
 set(_stb_prefixes ${CMAKE_PREFIX_PATH})
@@ -44,7 +45,7 @@ add_library(app_image STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/image_write.c
   ${CMAKE_CURRENT_SOURCE_DIR}/srgb.c)
 target_include_directories(app_image PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/..)
-target_link_libraries(app_image PUBLIC PNG::PNG Threads::Threads m PRIVATE libscan_stb libscan_warnings)
+target_link_libraries(app_image PUBLIC PNG::PNG ZLIB::ZLIB Threads::Threads m PRIVATE libscan_stb libscan_warnings)
 set_target_properties(app_image PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # The sample scene for sat_blur (data/scene): its generator uses app_image.

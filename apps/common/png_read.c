@@ -5,6 +5,7 @@
 #include "image_private.h"
 
 #include <png.h>
+#include <zlib.h>
 
 #include <errno.h>
 #include <setjmp.h>
@@ -57,10 +58,62 @@ static void on_read(png_structp png, png_bytep data, size_t len)
     png_error(png, c->msg);
 }
 
+static uint32_t be32(const unsigned char *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+/* After a libpng error: walk the file's chunks and check every CRC. libpng
+ * inflates IDAT data before it reaches the chunk's CRC, so a damaged IDAT
+ * shows up as a zlib error first; this names the real cause. Returns 1 and
+ * fills type/offset for the first chunk whose CRC does not match. */
+static int find_bad_crc(FILE *f, char type[5], long *offset)
+{
+    unsigned char buf[65536];
+    if (fseek(f, 8, SEEK_SET) != 0)
+        return 0;
+    long off = 8;
+    for (;;) {
+        unsigned char hdr[8];
+        if (fread(hdr, 1, 8, f) != 8)
+            return 0;
+        uint32_t len = be32(hdr);
+        if (len > 0x7fffffffu)
+            return 0;
+        uLong crc = crc32(crc32(0L, Z_NULL, 0), hdr + 4, 4);
+        for (uint32_t left = len; left > 0;) {
+            size_t n = left < sizeof buf ? left : sizeof buf;
+            if (fread(buf, 1, n, f) != n)
+                return 0;
+            crc = crc32(crc, buf, (uInt)n);
+            left -= (uint32_t)n;
+        }
+        unsigned char stored[4];
+        if (fread(stored, 1, 4, f) != 4)
+            return 0;
+        if (be32(stored) != (uint32_t)crc) {
+            memcpy(type, hdr + 4, 4);
+            type[4] = 0;
+            for (int i = 0; i < 4; ++i)
+                if (type[i] < 32 || type[i] > 126)
+                    type[i] = '?';
+            *offset = off;
+            return 1;
+        }
+        if (memcmp(hdr + 4, "IEND", 4) == 0)
+            return 0;
+        off += 12 + (long)len;
+    }
+}
+
 /* The message for an error that libpng raised (c->own_msg == 0). */
 static void format_libpng_error(const read_ctx *c, const char *path, char *err, size_t errlen)
 {
-    if (strstr(c->msg, "CRC error"))
+    char type[5];
+    long off = 0;
+    if (find_bad_crc(c->f, type, &off))
+        img__err(err, errlen, "%s: corrupt PNG file (CRC error in the %s chunk at byte %ld)", path, type, off);
+    else if (strstr(c->msg, "CRC error"))
         img__err(err, errlen, "%s: corrupt PNG file (%s)", path, c->msg);
     else if (strstr(c->msg, "IHDR") && c->warning[0])
         img__err(err, errlen, "%s: invalid PNG header (%s)", path, c->warning);

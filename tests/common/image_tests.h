@@ -1,0 +1,32 @@
+/* image_tests.h -- the cmocka tests of the test_image_io suite, spread over
+ * test_image_io.c (reading, scene), test_image_write.c (writing) and
+ * test_image_srgb.c (sRGB and float conversions); main() is in test_image_io.c. */
+#ifndef LIBSCAN_TEST_IMAGE_TESTS_H
+#define LIBSCAN_TEST_IMAGE_TESTS_H
+
+/* test_image_write.c */
+void test_write_png_roundtrip(void **state);
+void test_write_png_16bit_from_file(void **state);
+void test_write_bmp(void **state);
+void test_write_tga(void **state);
+void test_write_jpeg(void **state);
+void test_write_jpeg_alpha_and_quality(void **state);
+void test_write_extension_rules(void **state);
+void test_write_unknown_extension(void **state);
+void test_write_bad_image_and_options(void **state);
+void test_write_missing_directory(void **state);
+void test_write_unwritable_directory(void **state);
+void test_write_path_is_directory(void **state);
+void test_write_atomic_replace(void **state);
+
+/* test_image_srgb.c */
+void test_srgb_known_points(void **state);
+void test_srgb8_table_and_roundtrip(void **state);
+void test_srgb16_roundtrip(void **state);
+void test_srgb_clamping(void **state);
+void test_f32_plain_and_linear(void **state);
+void test_f32_premultiply_roundtrip(void **state);
+void test_f32_16bit_roundtrip(void **state);
+void test_f32_bad_arguments(void **state);
+
+#endif

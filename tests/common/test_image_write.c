@@ -1,0 +1,602 @@
+/* test_image_write.c -- img_write: PNG round trips (8 and 16 bit, every
+ * channel layout), BMP and TGA decoded here by hand and compared exactly,
+ * JPEG checked through its markers and stb_image's decoder, extension rules,
+ * and the failure cases (nothing is ever left behind). */
+#define _POSIX_C_SOURCE 200809L
+#include "support/harness.h"
+
+#include "common/image_io.h"
+#include "image_test_util.h"
+#include "image_tests.h"
+
+#include <stb/stb_image.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void random_image(img_t *img, rng_t *r, int w, int h, int ch, int bits)
+{
+    char err[256];
+    if (img_alloc(img, w, h, ch, bits, err, sizeof err) != 0)
+        TFAIL("%s", err);
+    const size_t n = img_pixel_count(img) * (size_t)ch;
+    for (size_t i = 0; i < n; ++i) {
+        if (bits == 8)
+            ((uint8_t *)img->pixels)[i] = (uint8_t)rng_below(r, 256);
+        else
+            ((uint16_t *)img->pixels)[i] = (uint16_t)rng_below(r, 65536);
+    }
+}
+
+static void write_ok(const char *path, const img_t *img, const img_write_opts_t *opts)
+{
+    char err[512];
+    if (img_write(path, img, opts, err, sizeof err) != 0)
+        TFAIL("img_write(%s): %s", path, err);
+}
+
+/* img_write must fail with a one-line message naming the path that
+ * contains needle. */
+static void expect_write_error(const char *path, const img_t *img, const img_write_opts_t *opts, const char *needle)
+{
+    char err[512] = "";
+    if (img_write(path, img, opts, err, sizeof err) != -1)
+        TFAIL("img_write(%s) succeeded; expected an error containing \"%s\"", path, needle);
+    if (path && strncmp(err, path, strlen(path)) != 0)
+        TFAIL("the message does not start with the path %s: \"%s\"", path, err);
+    if (strchr(err, '\n') || !strstr(err, needle))
+        TFAIL("img_write(%s): message \"%s\" lacks \"%s\" (or is not one line)", path, err, needle);
+}
+
+static uint16_t sample(const img_t *img, size_t i)
+{
+    return img->bits == 16 ? ((const uint16_t *)img->pixels)[i] : ((const uint8_t *)img->pixels)[i];
+}
+
+/* 16 -> 8 bits as documented: round(v * 255 / 65535). */
+static uint8_t expect8(const img_t *img, size_t i)
+{
+    if (img->bits == 8)
+        return (uint8_t)sample(img, i);
+    return (uint8_t)floor(sample(img, i) * 255.0 / 65535.0 + 0.5);
+}
+
+void test_write_png_roundtrip(void **state)
+{
+    (void)state;
+    rng_t r;
+    rng_init(&r, "write_png", 0);
+    static const int sizes[][2] = {{1, 1}, {3, 7}, {17, 5}, {64, 33}};
+    for (int bits = 8; bits <= 16; bits += 8)
+        for (int ch = 1; ch <= 4; ++ch)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+                img_t a, b;
+                random_image(&a, &r, sizes[s][0], sizes[s][1], ch, bits);
+                const char *path = itu_path("roundtrip.png");
+                write_ok(path, &a, NULL);
+                char err[512];
+                if (img_read_png(path, 0, &b, err, sizeof err) != 0)
+                    TFAIL("%s", err);
+                if (b.width != a.width || b.height != a.height || b.channels != ch || b.bits != bits ||
+                    memcmp(a.pixels, b.pixels, img_byte_count(&a)) != 0)
+                    TFAIL("PNG round trip %dx%d, %d channels, %d bits: different image", a.width, a.height, ch, bits);
+                img_free(&a);
+                img_free(&b);
+            }
+}
+
+/* 16-bit samples survive read -> write -> read exactly (full range, both
+ * bytes significant). */
+void test_write_png_16bit_from_file(void **state)
+{
+    (void)state;
+    img_t a, b, c;
+    char err[512];
+    assert_int_equal(img_alloc(&a, 256, 256, 1, 16, err, sizeof err), 0);
+    for (size_t i = 0; i < 65536; ++i)
+        ((uint16_t *)a.pixels)[i] = (uint16_t)(i * 40503u); /* every value once (40503 is odd) */
+    const char *p1 = itu_path("all16_a.png"), *p2 = itu_path("all16_b.png");
+    write_ok(p1, &a, NULL);
+    assert_int_equal(img_read_png(p1, 0, &b, err, sizeof err), 0);
+    write_ok(p2, &b, NULL);
+    assert_int_equal(img_read_png(p2, 0, &c, err, sizeof err), 0);
+    assert_int_equal(c.bits, 16);
+    assert_int_equal(b.source_bits, 16);
+    assert_memory_equal(a.pixels, c.pixels, img_byte_count(&a));
+    img_free(&a);
+    img_free(&b);
+    img_free(&c);
+}
+
+static uint32_t le32(const uint8_t *p) { return p[0] | (p[1] << 8) | (p[2] << 16) | ((uint32_t)p[3] << 24); }
+static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+
+/* Decode a BMP as stb writes it (24-bit BI_RGB, or 32-bit BI_BITFIELDS with
+ * a V4 header; bottom-up rows, BGR(A)) and compare with the expected RGB(A). */
+static void check_bmp(const char *path, const img_t *img)
+{
+    size_t len;
+    uint8_t *f = itu_read_file(path, &len);
+    assert_non_null(f);
+    const int alpha = img->channels == 2 || img->channels == 4;
+    const int bpp = alpha ? 4 : 3;
+    const size_t stride = alpha ? (size_t)img->width * 4 : ((size_t)img->width * 3 + 3) / 4 * 4;
+    const size_t off = alpha ? 14 + 108 : 14 + 40;
+    assert_true(len >= off);
+    assert_memory_equal(f, "BM", 2);
+    assert_int_equal(le32(f + 2), len);
+    assert_int_equal(le32(f + 10), off);
+    assert_int_equal(le32(f + 18), img->width);
+    assert_int_equal(le32(f + 22), img->height);
+    assert_int_equal(le16(f + 28), bpp * 8);
+    assert_int_equal(len, off + stride * (size_t)img->height);
+    for (int y = 0; y < img->height; ++y)
+        for (int x = 0; x < img->width; ++x) {
+            const uint8_t *p = f + off + (size_t)(img->height - 1 - y) * stride + (size_t)x * (size_t)bpp;
+            const size_t i = ((size_t)y * (size_t)img->width + (size_t)x) * (size_t)img->channels;
+            uint8_t want[4];
+            if (img->channels <= 2) {
+                want[0] = want[1] = want[2] = expect8(img, i);
+                want[3] = img->channels == 2 ? expect8(img, i + 1) : 255;
+            } else {
+                for (int c = 0; c < img->channels; ++c)
+                    want[c] = expect8(img, i + (size_t)c);
+            }
+            if (p[2] != want[0] || p[1] != want[1] || p[0] != want[2] || (alpha && p[3] != want[3]))
+                TFAIL("%s: pixel (%d,%d) differs", path, x, y);
+        }
+    free(f);
+}
+
+void test_write_bmp(void **state)
+{
+    (void)state;
+    rng_t r;
+    rng_init(&r, "write_bmp", 0);
+    for (int bits = 8; bits <= 16; bits += 8)
+        for (int ch = 1; ch <= 4; ++ch) {
+            img_t img;
+            random_image(&img, &r, 17 + ch, 5 + bits / 8, ch, bits); /* odd widths: row padding */
+            const char *path = itu_path("out.bmp");
+            write_ok(path, &img, NULL);
+            check_bmp(path, &img);
+            img_free(&img);
+        }
+}
+
+/* Decode a TGA as stb writes it (RLE, type 10 colour or 11 gray, bottom-up,
+ * BGR(A) / gray(+alpha)) and compare exactly. */
+static void check_tga(const char *path, const img_t *img)
+{
+    size_t len;
+    uint8_t *f = itu_read_file(path, &len);
+    assert_non_null(f);
+    assert_true(len >= 18);
+    const int ch = img->channels;
+    const int alpha = ch == 2 || ch == 4;
+    assert_int_equal(f[0], 0);                   /* no id */
+    assert_int_equal(f[1], 0);                   /* no colour map */
+    assert_int_equal(f[2], ch <= 2 ? 11 : 10);   /* RLE gray / RLE true colour */
+    assert_int_equal(le16(f + 12), img->width);
+    assert_int_equal(le16(f + 14), img->height);
+    assert_int_equal(f[16], ch * 8);
+    assert_int_equal(f[17] & 0x0f, alpha ? 8 : 0); /* alpha bits */
+    assert_int_equal(f[17] & 0x20, 0);             /* bottom-up */
+    const size_t n = img_pixel_count(img);
+    uint8_t *dec = (uint8_t *)malloc(n * (size_t)ch);
+    size_t pos = 18, got = 0;
+    while (got < n) {
+        if (pos >= len)
+            TFAIL("%s: RLE data ends after %zu of %zu pixels", path, got, n);
+        uint8_t h = f[pos++];
+        size_t count = (size_t)(h & 0x7f) + 1;
+        if (got + count > n || pos + (size_t)ch * ((h & 0x80) ? 1 : count) > len)
+            TFAIL("%s: bad RLE packet", path);
+        for (size_t k = 0; k < count; ++k) {
+            const uint8_t *p = f + pos + ((h & 0x80) ? 0 : k * (size_t)ch);
+            memcpy(dec + (got + k) * (size_t)ch, p, (size_t)ch);
+        }
+        pos += (size_t)ch * ((h & 0x80) ? 1 : count);
+        got += count;
+    }
+    assert_int_equal(pos, len);
+    for (int y = 0; y < img->height; ++y)
+        for (int x = 0; x < img->width; ++x) {
+            const uint8_t *p = dec + ((size_t)(img->height - 1 - y) * (size_t)img->width + (size_t)x) * (size_t)ch;
+            const size_t i = ((size_t)y * (size_t)img->width + (size_t)x) * (size_t)ch;
+            uint8_t want[4] = {0, 0, 0, 0};
+            for (int c = 0; c < ch; ++c)
+                want[c] = expect8(img, i + (size_t)c);
+            int ok = 1;
+            if (ch <= 2) {
+                ok = p[0] == want[0] && (ch == 1 || p[1] == want[1]);
+            } else {
+                ok = p[0] == want[2] && p[1] == want[1] && p[2] == want[0] && (ch == 3 || p[3] == want[3]);
+            }
+            if (!ok)
+                TFAIL("%s: pixel (%d,%d) differs", path, x, y);
+        }
+    free(dec);
+    free(f);
+}
+
+void test_write_tga(void **state)
+{
+    (void)state;
+    rng_t r;
+    rng_init(&r, "write_tga", 0);
+    for (int bits = 8; bits <= 16; bits += 8)
+        for (int ch = 1; ch <= 4; ++ch) {
+            img_t img;
+            random_image(&img, &r, 19, 6, ch, bits);
+            /* Runs, so that RLE run packets are exercised too. */
+            const size_t px = (size_t)ch * (bits / 8);
+            for (int x = 1; x < 12; ++x)
+                memcpy((uint8_t *)img.pixels + (size_t)x * px, img.pixels, px);
+            const char *path = itu_path("out.tga");
+            write_ok(path, &img, NULL);
+            check_tga(path, &img);
+            img_free(&img);
+        }
+}
+
+/* Check a JPEG's structure: SOI, a baseline SOF0 with the size and
+ * component count, EOI at the end. */
+static void check_jpeg_markers(const char *path, int w, int h, int comps)
+{
+    size_t len;
+    uint8_t *f = itu_read_file(path, &len);
+    assert_non_null(f);
+    assert_true(len > 4);
+    assert_int_equal(f[0], 0xff);
+    assert_int_equal(f[1], 0xd8);
+    assert_int_equal(f[len - 2], 0xff);
+    assert_int_equal(f[len - 1], 0xd9);
+    size_t pos = 2;
+    int found = 0;
+    while (pos + 4 <= len && f[pos] == 0xff) {
+        uint8_t m = f[pos + 1];
+        size_t seg = ((size_t)f[pos + 2] << 8) | f[pos + 3];
+        if (m == 0xc0) {
+            assert_true(pos + 10 <= len);
+            assert_int_equal(((int)f[pos + 5] << 8) | f[pos + 6], h);
+            assert_int_equal(((int)f[pos + 7] << 8) | f[pos + 8], w);
+            assert_int_equal(f[pos + 9], comps);
+            found = 1;
+            break;
+        }
+        pos += 2 + seg;
+    }
+    if (!found)
+        TFAIL("%s: no SOF0 marker", path);
+    free(f);
+}
+
+/* Decode with stb_image (an independent decoder) into 8-bit samples. */
+static uint8_t *decode_jpeg(const char *path, int *w, int *h, int *comps)
+{
+    size_t len;
+    uint8_t *f = itu_read_file(path, &len);
+    assert_non_null(f);
+    uint8_t *px = stbi_load_from_memory(f, (int)len, w, h, comps, 0);
+    free(f);
+    if (!px)
+        TFAIL("%s: stb_image cannot decode it", path);
+    return px;
+}
+
+void test_write_jpeg(void **state)
+{
+    (void)state;
+    /* A smooth gradient, so that JPEG is close: compare within a tolerance. */
+    for (int ch = 1; ch <= 3; ch += 2)
+        for (int bits = 8; bits <= 16; bits += 8) {
+            img_t img;
+            char err[256];
+            assert_int_equal(img_alloc(&img, 48, 31, ch, bits, err, sizeof err), 0);
+            const unsigned full = bits == 8 ? 255u : 65535u;
+            for (int y = 0; y < 31; ++y)
+                for (int x = 0; x < 48; ++x)
+                    for (int c = 0; c < ch; ++c) {
+                        unsigned v = (unsigned)((x * 4 + y * 2 + c * 30) % 256) * full / 255u;
+                        size_t i = ((size_t)y * 48 + (size_t)x) * (size_t)ch + (size_t)c;
+                        if (bits == 8)
+                            ((uint8_t *)img.pixels)[i] = (uint8_t)v;
+                        else
+                            ((uint16_t *)img.pixels)[i] = (uint16_t)v;
+                    }
+            const char *path = itu_path(ch == 1 ? "gray.jpg" : "rgb.JPEG");
+            img_write_opts_t o = {95};
+            write_ok(path, &img, &o);
+            check_jpeg_markers(path, 48, 31, 3); /* stb writes gray as 3 components too */
+            int w, h, comps;
+            uint8_t *px = decode_jpeg(path, &w, &h, &comps);
+            assert_int_equal(w, 48);
+            assert_int_equal(h, 31);
+            assert_int_equal(comps, 3);
+            double sum = 0;
+            for (size_t i = 0; i < (size_t)48 * 31 * 3; ++i) /* gray: each of R, G, B against it */
+                sum += fabs((double)px[i] - expect8(&img, ch == 3 ? i : i / 3));
+            double mean = sum / (48.0 * 31.0 * 3.0);
+            if (mean > 4.0)
+                TFAIL("%s: mean absolute error %.2f after JPEG at quality 95", path, mean);
+            stbi_image_free(px);
+            img_free(&img);
+        }
+}
+
+/* JPEG has no alpha: the image is composited over black in linear light. */
+void test_write_jpeg_alpha_and_quality(void **state)
+{
+    (void)state;
+    img_t img;
+    char err[256];
+    /* Uniform white at alpha 0, 50%, 100%: three 16x16 tiles side by side. */
+    assert_int_equal(img_alloc(&img, 48, 16, 4, 8, err, sizeof err), 0);
+    const uint8_t alphas[3] = {0, 128, 255};
+    for (int y = 0; y < 16; ++y)
+        for (int x = 0; x < 48; ++x) {
+            uint8_t *p = (uint8_t *)img.pixels + ((size_t)y * 48 + (size_t)x) * 4;
+            p[0] = p[1] = p[2] = 255;
+            p[3] = alphas[x / 16];
+        }
+    const char *path = itu_path("alpha.jpg");
+    write_ok(path, &img, NULL); /* default quality */
+    check_jpeg_markers(path, 48, 16, 3);
+    int w, h, comps;
+    uint8_t *px = decode_jpeg(path, &w, &h, &comps);
+    assert_int_equal(comps, 3);
+    /* Expected tile values, computed here: sRGB encode of 1.0 * alpha. */
+    for (int t = 0; t < 3; ++t) {
+        double a = alphas[t] / 255.0;
+        double e = a <= 0.0031308 ? a * 12.92 : 1.055 * pow(a, 1 / 2.4) - 0.055;
+        double want = floor(e * 255.0 + 0.5);
+        double got = px[(8 * 48 + t * 16 + 8) * 3]; /* the tile's centre, red */
+        if (fabs(got - want) > 3.0)
+            TFAIL("alpha %u over black: got %.0f, expected about %.0f", alphas[t], got, want);
+    }
+    stbi_image_free(px);
+    /* Quality changes the size; both ends are accepted. */
+    img_t noise;
+    rng_t r;
+    rng_init(&r, "jpeg_quality", 0);
+    random_image(&noise, &r, 64, 64, 3, 8);
+    img_write_opts_t q1 = {1}, q100 = {100};
+    const char *p1 = itu_path("q1.jpg"), *p100 = itu_path("q100.jpg");
+    write_ok(p1, &noise, &q1);
+    write_ok(p100, &noise, &q100);
+    size_t l1, l100;
+    uint8_t *f1 = itu_read_file(p1, &l1), *f100 = itu_read_file(p100, &l100);
+    assert_true(l100 > 2 * l1);
+    free(f1);
+    free(f100);
+    /* Gray + alpha becomes gray. */
+    img_t ga;
+    random_image(&ga, &r, 9, 9, 2, 16);
+    const char *pg = itu_path("ga.jpg");
+    write_ok(pg, &ga, NULL);
+    check_jpeg_markers(pg, 9, 9, 3);
+    img_free(&ga);
+    img_free(&noise);
+    img_free(&img);
+}
+
+void test_write_extension_rules(void **state)
+{
+    (void)state;
+    assert_int_equal(img_format_from_path("a.png"), IMG_FORMAT_PNG);
+    assert_int_equal(img_format_from_path("dir.jpg/A.PNG"), IMG_FORMAT_PNG);
+    assert_int_equal(img_format_from_path("x.JpEg"), IMG_FORMAT_JPEG);
+    assert_int_equal(img_format_from_path("x.jpg"), IMG_FORMAT_JPEG);
+    assert_int_equal(img_format_from_path("x.Bmp"), IMG_FORMAT_BMP);
+    assert_int_equal(img_format_from_path("x.tga"), IMG_FORMAT_TGA);
+    assert_int_equal(img_format_from_path("x.gif"), IMG_FORMAT_UNKNOWN);
+    assert_int_equal(img_format_from_path("png"), IMG_FORMAT_UNKNOWN);
+    assert_int_equal(img_format_from_path(".png"), IMG_FORMAT_UNKNOWN); /* a hidden file, no extension */
+    assert_int_equal(img_format_from_path("dir.png/out"), IMG_FORMAT_UNKNOWN);
+    assert_int_equal(img_format_from_path("x.png.gz"), IMG_FORMAT_UNKNOWN);
+    assert_int_equal(img_format_from_path(NULL), IMG_FORMAT_UNKNOWN);
+    assert_string_equal(img_format_name(IMG_FORMAT_PNG), "PNG");
+    assert_string_equal(img_format_name(IMG_FORMAT_JPEG), "JPEG");
+    assert_string_equal(img_format_name(IMG_FORMAT_BMP), "BMP");
+    assert_string_equal(img_format_name(IMG_FORMAT_TGA), "TGA");
+    assert_string_equal(img_format_name(IMG_FORMAT_UNKNOWN), "unknown");
+    assert_string_equal(img_format_name((img_format_t)99), "unknown");
+    /* Upper-case extensions write the right format. */
+    img_t img;
+    rng_t r;
+    rng_init(&r, "ext", 0);
+    random_image(&img, &r, 5, 3, 3, 8);
+    const char *dir = itu_subdir("ext");
+    char p[1024];
+    snprintf(p, sizeof p, "%s/UP.PNG", dir);
+    write_ok(p, &img, NULL);
+    size_t len;
+    uint8_t *f = itu_read_file(p, &len);
+    assert_memory_equal(f, "\x89PNG", 4);
+    free(f);
+    snprintf(p, sizeof p, "%s/UP.BMP", dir);
+    write_ok(p, &img, NULL);
+    check_bmp(p, &img);
+    snprintf(p, sizeof p, "%s/UP.TGA", dir);
+    write_ok(p, &img, NULL);
+    check_tga(p, &img);
+    assert_int_equal(itu_count_entries(dir), 3); /* no temporary files left */
+    img_free(&img);
+}
+
+void test_write_unknown_extension(void **state)
+{
+    (void)state;
+    img_t img;
+    rng_t r;
+    rng_init(&r, "unknown_ext", 0);
+    random_image(&img, &r, 4, 4, 3, 8);
+    const char *dir = itu_subdir("unknown");
+    const char *names[] = {"out.gif", "out", "out.png.txt", "out.", ".png"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        expect_write_error(p, &img, NULL, "unknown image format");
+    }
+    /* ... also when the folder does not exist: the extension is decided first. */
+    char p[1024];
+    snprintf(p, sizeof p, "%s/missing/out.webp", dir);
+    expect_write_error(p, &img, NULL, "unknown image format");
+    assert_int_equal(itu_count_entries(dir), 0);
+    img_free(&img);
+}
+
+void test_write_bad_image_and_options(void **state)
+{
+    (void)state;
+    const char *dir = itu_subdir("badimg");
+    char p[1024];
+    snprintf(p, sizeof p, "%s/out.png", dir);
+    img_t empty;
+    img_init(&empty);
+    expect_write_error(p, &empty, NULL, "empty or invalid image");
+    expect_write_error(p, NULL, NULL, "empty or invalid image");
+    img_t img;
+    rng_t r;
+    rng_init(&r, "badimg", 0);
+    random_image(&img, &r, 4, 4, 3, 8);
+    img.bits = 12;
+    expect_write_error(p, &img, NULL, "empty or invalid image");
+    img.bits = 8;
+    img.channels = 5;
+    expect_write_error(p, &img, NULL, "empty or invalid image");
+    img.channels = 3;
+    snprintf(p, sizeof p, "%s/out.jpg", dir);
+    img_write_opts_t bad = {101};
+    expect_write_error(p, &img, &bad, "quality 101");
+    bad.jpeg_quality = -5;
+    expect_write_error(p, &img, &bad, "quality -5");
+    /* A JPEG wider than the format allows is refused before writing. */
+    img_t wide;
+    char err[256];
+    assert_int_equal(img_alloc(&wide, 70000, 1, 1, 8, err, sizeof err), 0);
+    expect_write_error(p, &wide, NULL, "too large");
+    img_free(&wide);
+    assert_int_equal(itu_count_entries(dir), 0);
+    char err2[64];
+    assert_int_equal(img_write(NULL, &img, NULL, err2, sizeof err2), -1);
+    assert_int_equal(img_write("", &img, NULL, err2, sizeof err2), -1);
+    img_free(&img);
+}
+
+void test_write_missing_directory(void **state)
+{
+    (void)state;
+    img_t img;
+    rng_t r;
+    rng_init(&r, "missing_dir", 0);
+    random_image(&img, &r, 4, 4, 1, 8);
+    const char *dir = itu_subdir("missing");
+    char p[1024];
+    snprintf(p, sizeof p, "%s/no/such/dir/out.png", dir);
+    expect_write_error(p, &img, NULL, "does not exist");
+    snprintf(p, sizeof p, "%s/no/out.tga", dir);
+    expect_write_error(p, &img, NULL, "does not exist");
+    /* A file where a folder should be. */
+    char f[1024];
+    snprintf(f, sizeof f, "%s/plainfile", dir);
+    write_ok(strcat(strcpy(p, f), ".png"), &img, NULL);
+    snprintf(p, sizeof p, "%s/plainfile.png/out.png", dir);
+    expect_write_error(p, &img, NULL, "is not a directory");
+    assert_int_equal(itu_count_entries(dir), 1);
+    img_free(&img);
+}
+
+void test_write_unwritable_directory(void **state)
+{
+    (void)state;
+    img_t img;
+    rng_t r;
+    rng_init(&r, "unwritable", 0);
+    random_image(&img, &r, 4, 4, 3, 8);
+    if (geteuid() != 0) {
+        const char *dir = itu_subdir("readonly");
+        assert_int_equal(chmod(dir, 0555), 0);
+        char p[1024];
+        snprintf(p, sizeof p, "%s/out.png", dir);
+        expect_write_error(p, &img, NULL, "not writable");
+        assert_int_equal(itu_count_entries(dir), 0);
+        chmod(dir, 0700);
+    }
+    /* Also as root (permissions do not stop root): /proc accepts no new
+     * files whoever asks. */
+    expect_write_error("/proc/libscan-test-out.png", &img, NULL, "cannot write");
+    assert_false(itu_exists("/proc/libscan-test-out.png"));
+    img_free(&img);
+}
+
+void test_write_path_is_directory(void **state)
+{
+    (void)state;
+    img_t img;
+    rng_t r;
+    rng_init(&r, "isdir", 0);
+    random_image(&img, &r, 4, 4, 3, 8);
+    const char *dir = itu_subdir("isdir.png");
+    expect_write_error(dir, &img, NULL, "is a directory");
+    assert_int_equal(itu_count_entries(dir), 0);
+    img_free(&img);
+}
+
+/* Overwriting replaces the file whole; a failed write leaves the old file
+ * as it was; the new file gets the usual permissions, not mkstemp's 0600. */
+void test_write_atomic_replace(void **state)
+{
+    (void)state;
+    img_t a, b;
+    rng_t r;
+    rng_init(&r, "atomic", 0);
+    random_image(&a, &r, 7, 3, 3, 8);
+    random_image(&b, &r, 9, 4, 4, 16);
+    const char *dir = itu_subdir("atomic");
+    char p[1024];
+    snprintf(p, sizeof p, "%s/out.png", dir);
+    write_ok(p, &a, NULL);
+    write_ok(p, &b, NULL);
+    img_t got;
+    char err[512];
+    assert_int_equal(img_read_png(p, 0, &got, err, sizeof err), 0);
+    assert_int_equal(got.width, 9);
+    assert_memory_equal(got.pixels, b.pixels, img_byte_count(&b));
+    img_free(&got);
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    mode_t mask = umask(022);
+    umask(mask);
+    assert_int_equal(st.st_mode & 0777, 0666 & ~mask);
+    /* A failure (here JPEG quality) leaves the existing file untouched. */
+    size_t before_len;
+    uint8_t *before = itu_read_file(p, &before_len);
+    char pj[1024];
+    snprintf(pj, sizeof pj, "%s/out.jpg", dir);
+    write_ok(pj, &a, NULL);
+    size_t jl;
+    uint8_t *jpeg_before = itu_read_file(pj, &jl);
+    img_write_opts_t bad = {200};
+    expect_write_error(pj, &b, &bad, "quality");
+    size_t jl2;
+    uint8_t *jpeg_after = itu_read_file(pj, &jl2);
+    assert_int_equal(jl, jl2);
+    assert_memory_equal(jpeg_before, jpeg_after, jl);
+    size_t after_len;
+    uint8_t *after = itu_read_file(p, &after_len);
+    assert_int_equal(before_len, after_len);
+    assert_memory_equal(before, after, before_len);
+    assert_int_equal(itu_count_entries(dir), 2);
+    free(before);
+    free(after);
+    free(jpeg_before);
+    free(jpeg_after);
+    img_free(&a);
+    img_free(&b);
+}
