@@ -278,12 +278,15 @@ arr_status_t npy_read_header(FILE *f, const char *path, unsigned long long file_
                     "(numpy.ascontiguousarray)", shape);
     /* Count and bytes with overflow checks, all before any data allocation. */
     size_t count = 1, esize = arr_dtype_size(h->dtype);
-    for (int i = 0; i < h->ndim; ++i) {
+    bool empty = false; /* a zero dimension makes any product 0, however large the rest */
+    for (int i = 0; i < h->ndim; ++i) empty = empty || h->shape[i] == 0;
+    for (int i = 0; i < h->ndim && !empty; ++i) {
         if (h->shape[i] != 0 && count > SIZE_MAX / h->shape[i])
             return fail(err, errlen, ARR_ERR_INPUT, path,
                         "huge declared shape %s: the number of elements overflows a 64-bit count", shape);
         count *= h->shape[i];
     }
+    if (empty) count = 0;
     if (count > SIZE_MAX / esize)
         return fail(err, errlen, ARR_ERR_INPUT, path, "huge declared shape %s: the size in bytes overflows", shape);
     unsigned long long need = (unsigned long long)count * esize, have = file_size - h->header_bytes;

@@ -34,7 +34,6 @@ struct app_out {
 #define PENDING_MAX 32
 static char g_pending_path[PENDING_MAX][PATH_MAX];
 static volatile sig_atomic_t g_pending_used[PENDING_MAX];
-static int g_handlers_installed = 0;
 static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void on_signal(int sig) {
@@ -44,13 +43,14 @@ static void on_signal(int sig) {
     raise(sig);
 }
 
+/* Checked at every open (cheap), so a handler reset by the program in between
+ * (or in a forked child) is put back. */
 static void install_handlers(void) {
-    if (g_handlers_installed) return;
-    g_handlers_installed = 1;
     for (size_t i = 0; i < sizeof g_signals / sizeof g_signals[0]; ++i) {
         struct sigaction old;
-        /* Keep a handler the program set itself, and "ignored" (e.g. nohup). */
-        if (sigaction(g_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_DFL) continue;
+        /* Keep a handler the program set itself (ours included), and
+           "ignored" (e.g. under nohup). */
+        if (sigaction(g_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;

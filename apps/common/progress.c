@@ -60,19 +60,17 @@ void app_timing_init(app_timing_t *t, bool enabled) {
     t->current = -1;
 }
 
-/* Index of phase `name`, created on first use; overflow goes to "other". */
+/* Index of phase `name`, created on first use. The last slot is kept for
+ * "other", which takes every name beyond the table. */
 static int phase_index(app_timing_t *t, const char *name) {
     char key[APP_TIMING_NAME_MAX];
     snprintf(key, sizeof key, "%s", name ? name : "");
     for (int i = 0; i < t->count; ++i)
         if (strcmp(t->phase[i].name, key) == 0) return i;
-    if (t->count == APP_TIMING_MAX_PHASES) {
-        snprintf(key, sizeof key, "other");
+    if (t->count >= APP_TIMING_MAX_PHASES - 1) {
         for (int i = 0; i < t->count; ++i)
-            if (strcmp(t->phase[i].name, key) == 0) return i;
-        /* Reuse the last slot as "other" (its earlier time stays in it). */
-        snprintf(t->phase[t->count - 1].name, APP_TIMING_NAME_MAX, "other");
-        return t->count - 1;
+            if (strcmp(t->phase[i].name, "other") == 0) return i;
+        snprintf(key, sizeof key, "other");
     }
     snprintf(t->phase[t->count].name, APP_TIMING_NAME_MAX, "%s", key);
     t->phase[t->count].seconds = 0.0;
