@@ -15,6 +15,7 @@ static double now_s(void) {
 }
 
 double blur_coc_radius(double depth, double focus, double aperture, double max_radius) {
+    if (depth != depth || focus != focus) return 0; /* NaN: no blur rather than the most */
     const double d = depth > BLUR_MIN_DEPTH ? depth : BLUR_MIN_DEPTH;
     const double f = focus > BLUR_MIN_DEPTH ? focus : BLUR_MIN_DEPTH;
     double r = aperture * fabs(d - f) / d;

@@ -38,7 +38,7 @@ extern "C" {
 /* Thin-lens circle of confusion radius in pixels for a point at depth d,
  * focus depth `focus` (both in [0, 1], 1 = far plane):
  *   r = aperture * |d' - f'| / d',  d' = max(d, BLUR_MIN_DEPTH), f' likewise,
- * clamped to [0, max_radius]. (A thin lens focused at f' blurs a point at d'
+ * clamped to [0, max_radius]; 0 when d or f is NaN. (A thin lens focused at f' blurs a point at d'
  * into a disc whose diameter is proportional to |d' - f'| / d'; the
  * constant -- aperture, focal length, sensor scale -- is `aperture`, the
  * radius of a point at infinity when focused very near.) */
