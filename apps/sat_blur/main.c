@@ -251,9 +251,7 @@ int main(int argc, char **argv) {
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
 
-    app_device_t dev;
-    if ((rc = app_choose_device(kProg, o.device, &dev)) != APP_EXIT_OK) return rc;
-
+    app_device_t dev = APP_DEVICE_CPU;
     app_timing_t tm;
     app_timing_init(&tm, o.timing);
     char err[512] = "";
@@ -319,6 +317,12 @@ int main(int argc, char **argv) {
 
     blur_times_t bt;
     app_timing_stop(&tm);
+    /* Chosen only now, so that bad input gets its one error line and nothing else. */
+    if ((rc = app_choose_device(kProg, o.device, &dev)) != APP_EXIT_OK) {
+        err[0] = 0;
+        goto done;
+    }
+    rc = APP_EXIT_USAGE;
     if (dev == APP_DEVICE_GPU) {
         const int g = blur_run_gpu(&job, &bt, err, sizeof err);
         if (g != 0) {
