@@ -212,8 +212,9 @@ libscan_status_t compact_count_to_host(const size_t *d_num_selected, size_t *cou
  * count returned in *num_selected (host). Output buffers need room for
  * `count` outputs. opts: only `indices` is used. Synchronous, single thread.
  * In place (out == in, values) is allowed as on the GPU. Statuses: SUCCESS,
- * NULL_POINTER, INVALID_DTYPE, INVALID_OP, INVALID_ARGUMENT, TOO_LARGE (no
- * pointer, overlap or CUDA checks beyond NULL).
+ * NULL_POINTER, INVALID_DTYPE, INVALID_OP, INVALID_ARGUMENT, TOO_LARGE, and
+ * OVERLAP when out == in with indices or rejected equals in or out (other
+ * overlaps are not detected on the CPU).
  */
 libscan_status_t compact_cpu_select_if(const void *in, void *out, size_t *num_selected, size_t count,
                                        libscan_dtype_t dtype, const compact_pred_t *pred,

@@ -1,0 +1,542 @@
+/* compact -- stream compaction of array files with libscan (apps/compact).
+ *
+ *   compact IN OUT (--gt V | --ge V | --lt V | --le V | --eq V | --ne V |
+ *                   --range LO HI | --nonzero | --finite | --nan |
+ *                   --flags FLAGFILE | --unique) [--partition] [--indices]
+ *   compact IN --count (criterion)
+ *
+ * See usage() for the details. Exit status: 0 success, 1 bad usage or input,
+ * 2 internal/GPU failure. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "common/array_io.h"
+#include "common/cli.h"
+#include "compact.h"
+
+#define PROG "compact"
+#define ERRLEN 512
+
+typedef enum { CRIT_NONE, CRIT_PRED, CRIT_FLAGS, CRIT_UNIQUE } criterion_t;
+
+typedef struct {
+    const char *in, *out, *flags_path;
+    criterion_t crit;
+    compact_pred_kind_t kind;
+    const char *value_text[2]; /* VALUE, or LO and HI */
+    const char *crit_name;     /* the option that chose the criterion, for messages */
+    bool partition, indices, count_only, quiet, timing;
+    arr_format_t in_format, out_format;
+    arr_dtype_t raw_dtype;
+    app_device_t device;
+} options_t;
+
+static void usage(FILE *f) {
+    fputs("Usage: " PROG " [OPTIONS] IN OUT CRITERION\n"
+          "       " PROG " [OPTIONS] IN --count CRITERION\n"
+          "\n"
+          "Stream compaction of an array file: keeps the elements of IN that meet\n"
+          "CRITERION, in their order, and writes them to OUT (atomically: a failure\n"
+          "leaves no file). Prints \"kept K of N\" on standard output.\n"
+          "\n"
+          "CRITERION (exactly one):\n"
+          "  --gt V, --ge V, --lt V, --le V, --eq V, --ne V\n"
+          "                   compare each element x with V (x > V, x >= V, ...). V is\n"
+          "                   read in the element type's domain: an integer for integer\n"
+          "                   files (compared exactly, beyond 2^53 too; unsigned files\n"
+          "                   take 0 .. 2^64-1), a number for float files (-0 equals 0;\n"
+          "                   NaN elements only pass --ne)\n"
+          "  --range LO HI    LO <= x <= HI (both ends included)\n"
+          "  --nonzero        x != 0 (NaN counts as non-zero)\n"
+          "  --finite         x is not NaN or +-inf (every integer)\n"
+          "  --nan            x is NaN (no integer)\n"
+          "  --flags FILE     keep x[i] when FILE's element i is non-zero; FILE is an\n"
+          "                   integer or bool array of the same length (raw files are\n"
+          "                   read as uint8)\n"
+          "  --unique         drop consecutive duplicates (a run of NaNs, and a run of\n"
+          "                   -0/+0, keeps its first element)\n"
+          "\n"
+          "Output:\n"
+          "  --partition      write the kept elements, then the rejected ones (both in\n"
+          "                   input order); also prints \"split K\": OUT[0..K) is kept\n"
+          "  --indices        write the positions (uint64, counted from 0) of the\n"
+          "                   elements instead of their values\n"
+          "  --count          print only the number kept; no OUT\n"
+          "\n"
+          "Files:\n"
+          "  --format F       format of IN: auto (default: by extension), npy, raw, text\n"
+          "  --out-format F   format of OUT (default: by its extension)\n"
+          "  --dtype T        element type of a raw IN (int32, uint32, int64, uint64,\n"
+          "                   float32, float64) or the type text lines are parsed as\n"
+          "  .npy (v1/v2/v3, either byte order), raw binary, text (one number per line);\n"
+          "  element types int32, uint32, int64, uint64, float32, float64. N-D .npy\n"
+          "  files are compacted as flat arrays in C order (with a note).\n"
+          "\n"
+          "Other:\n"
+          "  --device D       gpu, cpu, or auto (default: the GPU if usable, else the\n"
+          "                   CPU with a note); both give the same bytes\n"
+          "  --quiet          no progress or notes on standard error\n"
+          "  --timing         print where the time went on standard error\n"
+          "  --help, --version\n"
+          "\n"
+          "OUT must not be IN (or the flags file). Exit status: 0 success, 1 bad usage\n"
+          "or input, 2 internal or GPU failure.\n",
+          f);
+}
+
+/* ---- command line ------------------------------------------------------------ */
+
+static int set_criterion(options_t *o, criterion_t c, const char *name) {
+    if (o->crit != CRIT_NONE) {
+        app_error(PROG, "%s: only one criterion at a time (already %s)", name, o->crit_name);
+        return -1;
+    }
+    o->crit = c;
+    o->crit_name = name;
+    return 0;
+}
+
+/* Returns APP_EXIT_OK, APP_EXIT_USAGE, or -1 for "--help/--version done". */
+static int parse_args(int argc, char **argv, options_t *o) {
+    static const struct {
+        const char *name;
+        compact_pred_kind_t kind;
+    } compares[] = {{"--gt", COMPACT_GT}, {"--ge", COMPACT_GE}, {"--lt", COMPACT_LT},
+                    {"--le", COMPACT_LE}, {"--eq", COMPACT_EQ}, {"--ne", COMPACT_NE}};
+    static const struct {
+        const char *name;
+        compact_pred_kind_t kind;
+    } unary[] = {{"--nonzero", COMPACT_NONZERO}, {"--finite", COMPACT_FINITE}, {"--nan", COMPACT_ISNAN}};
+    const char *pos[3];
+    int npos = 0;
+    bool only_positional = false;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (only_positional || a[0] != '-' || strcmp(a, "-") == 0) {
+            if (npos == 2) {
+                app_error(PROG, "too many files: '%s' (expected IN OUT)", a);
+                return APP_EXIT_USAGE;
+            }
+            pos[npos++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_positional = true;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return -1;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf(PROG " (libscan %s)\n", libscan_version_string());
+            return -1;
+        }
+        bool missing = false, matched = false;
+        const char *v;
+        for (size_t k = 0; k < sizeof compares / sizeof compares[0]; ++k) {
+            if ((v = app_option_value(argc, argv, &i, compares[k].name, &missing)) != NULL) {
+                if (set_criterion(o, CRIT_PRED, compares[k].name)) return APP_EXIT_USAGE;
+                o->kind = compares[k].kind;
+                o->value_text[0] = v;
+                matched = true;
+            }
+            if (missing) break;
+        }
+        if (matched) continue;
+        if (!missing) {
+            for (size_t k = 0; k < sizeof unary / sizeof unary[0]; ++k)
+                if (strcmp(a, unary[k].name) == 0) {
+                    if (set_criterion(o, CRIT_PRED, unary[k].name)) return APP_EXIT_USAGE;
+                    o->kind = unary[k].kind;
+                    matched = true;
+                }
+            if (matched) continue;
+        }
+        if (!missing && strcmp(a, "--range") == 0) {
+            if (i + 2 >= argc) {
+                app_error(PROG, "option --range needs two values: --range LO HI");
+                return APP_EXIT_USAGE;
+            }
+            if (set_criterion(o, CRIT_PRED, "--range")) return APP_EXIT_USAGE;
+            o->kind = COMPACT_RANGE;
+            o->value_text[0] = argv[++i];
+            o->value_text[1] = argv[++i];
+            continue;
+        }
+        if (!missing && (v = app_option_value(argc, argv, &i, "--flags", &missing)) != NULL) {
+            if (set_criterion(o, CRIT_FLAGS, "--flags")) return APP_EXIT_USAGE;
+            o->flags_path = v;
+            continue;
+        }
+        if (!missing && strcmp(a, "--unique") == 0) {
+            if (set_criterion(o, CRIT_UNIQUE, "--unique")) return APP_EXIT_USAGE;
+            continue;
+        }
+        if (!missing && strcmp(a, "--partition") == 0) { o->partition = true; continue; }
+        if (!missing && strcmp(a, "--indices") == 0) { o->indices = true; continue; }
+        if (!missing && strcmp(a, "--count") == 0) { o->count_only = true; continue; }
+        if (!missing && strcmp(a, "--quiet") == 0) { o->quiet = true; continue; }
+        if (!missing && strcmp(a, "--timing") == 0) { o->timing = true; continue; }
+        if (!missing && (v = app_option_value(argc, argv, &i, "--device", &missing)) != NULL) {
+            if (app_parse_device(v, &o->device)) {
+                app_error(PROG, "--device: '%s' is not cpu, gpu or auto", v);
+                return APP_EXIT_USAGE;
+            }
+            continue;
+        }
+        if (!missing && (v = app_option_value(argc, argv, &i, "--format", &missing)) != NULL) {
+            if (arr_format_parse(v, &o->in_format)) {
+                app_error(PROG, "--format: '%s' is not auto, npy, raw or text", v);
+                return APP_EXIT_USAGE;
+            }
+            continue;
+        }
+        if (!missing && (v = app_option_value(argc, argv, &i, "--out-format", &missing)) != NULL) {
+            if (arr_format_parse(v, &o->out_format)) {
+                app_error(PROG, "--out-format: '%s' is not auto, npy, raw or text", v);
+                return APP_EXIT_USAGE;
+            }
+            continue;
+        }
+        if (!missing && (v = app_option_value(argc, argv, &i, "--dtype", &missing)) != NULL) {
+            if (arr_dtype_parse(v, &o->raw_dtype)) {
+                app_error(PROG, "--dtype: '%s' is not an element type (%s)", v, arr_dtype_list());
+                return APP_EXIT_USAGE;
+            }
+            continue;
+        }
+        if (missing) app_error(PROG, "option %s needs a value", a);
+        else app_error(PROG, "unknown option '%s' (see --help)", a);
+        return APP_EXIT_USAGE;
+    }
+    if (npos == 0) {
+        app_error(PROG, "no input file (usage: " PROG " IN OUT CRITERION; see --help)");
+        return APP_EXIT_USAGE;
+    }
+    o->in = pos[0];
+    o->out = npos > 1 ? pos[1] : NULL;
+    if (o->crit == CRIT_NONE) {
+        app_error(PROG, "no criterion: give one of --gt/--ge/--lt/--le/--eq/--ne, --range, --nonzero, "
+                        "--finite, --nan, --flags, --unique");
+        return APP_EXIT_USAGE;
+    }
+    if (o->count_only && o->out) {
+        app_error(PROG, "--count prints the count and writes no file, but OUT '%s' was given", o->out);
+        return APP_EXIT_USAGE;
+    }
+    if (o->count_only && (o->partition || o->indices)) {
+        app_error(PROG, "--count cannot be combined with %s", o->partition ? "--partition" : "--indices");
+        return APP_EXIT_USAGE;
+    }
+    if (!o->count_only && !o->out) {
+        app_error(PROG, "no output file (usage: " PROG " IN OUT CRITERION, or --count)");
+        return APP_EXIT_USAGE;
+    }
+    if (o->partition && o->crit == CRIT_UNIQUE) {
+        app_error(PROG, "--partition cannot be combined with --unique");
+        return APP_EXIT_USAGE;
+    }
+    if (o->out && strcmp(o->out, "-") != 0 && (strcmp(o->out, o->in) == 0 || app_same_file(o->in, o->out))) {
+        app_error(PROG, "%s: is the input file; refusing to overwrite it", o->out);
+        return APP_EXIT_USAGE;
+    }
+    if (o->out && o->flags_path && (strcmp(o->out, o->flags_path) == 0 || app_same_file(o->flags_path, o->out))) {
+        app_error(PROG, "%s: is the flags file; refusing to overwrite it", o->out);
+        return APP_EXIT_USAGE;
+    }
+    return APP_EXIT_OK;
+}
+
+/* ---- types and values ----------------------------------------------------------------- */
+
+static int to_libscan_dtype(arr_dtype_t t, libscan_dtype_t *out) {
+    switch (t) {
+    case ARR_U32: *out = LIBSCAN_U32; return 0;
+    case ARR_I32: *out = LIBSCAN_I32; return 0;
+    case ARR_U64: *out = LIBSCAN_U64; return 0;
+    case ARR_I64: *out = LIBSCAN_I64; return 0;
+    case ARR_F32: *out = LIBSCAN_F32; return 0;
+    case ARR_F64: *out = LIBSCAN_F64; return 0;
+    default: return -1;
+    }
+}
+
+/* Parses one predicate value in dtype's domain. */
+static int parse_value(const char *opt, const char *s, libscan_dtype_t t, compact_value_t *v) {
+    char err[ERRLEN];
+    int rc;
+    if (t == LIBSCAN_F32 || t == LIBSCAN_F64) {
+        rc = app_parse_f64(s, &v->f, err, sizeof err);
+        if (rc == 0 && isnan(v->f)) {
+            app_error(PROG, "%s: NaN compares with nothing; use --nan to select NaNs", opt);
+            return -1;
+        }
+    } else if (t == LIBSCAN_I32 || t == LIBSCAN_I64) {
+        rc = app_parse_i64(s, INT64_MIN, INT64_MAX, &v->i, err, sizeof err);
+    } else {
+        rc = app_parse_u64(s, 0, UINT64_MAX, &v->u, err, sizeof err);
+    }
+    if (rc) {
+        app_error(PROG, "%s: %s (the input holds %s)", opt, err, libscan_dtype_name(t));
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads FLAGFILE as one byte per element (non-zero keeps). */
+static int read_flags(const options_t *o, size_t n, unsigned char **flags) {
+    char err[ERRLEN];
+    arr_array_t a;
+    arr_status_t st = arr_read(o->flags_path, ARR_FMT_AUTO, ARR_U8, &a, err, sizeof err);
+    if (st != ARR_OK) {
+        app_error(PROG, "%s", err);
+        return st == ARR_ERR_INPUT ? APP_EXIT_USAGE : APP_EXIT_INTERNAL;
+    }
+    int rc = APP_EXIT_OK;
+    if (!arr_dtype_is_integer(a.dtype)) {
+        app_error(PROG, "%s: flags must be integers or bools, not %s", o->flags_path, arr_dtype_name(a.dtype));
+        rc = APP_EXIT_USAGE;
+    } else if (a.count != n) {
+        app_error(PROG, "%s: %zu flags for %zu elements in %s", o->flags_path, a.count, n, o->in);
+        rc = APP_EXIT_USAGE;
+    } else {
+        *flags = malloc(n ? n : 1);
+        if (!*flags) {
+            app_error(PROG, "out of memory for %zu flags", n);
+            rc = APP_EXIT_INTERNAL;
+        } else {
+            const size_t es = arr_dtype_size(a.dtype);
+            const unsigned char *b = a.data;
+            for (size_t i = 0; i < n; ++i) {
+                unsigned char any = 0;
+                for (size_t j = 0; j < es; ++j) any |= b[i * es + j];
+                (*flags)[i] = any != 0;
+            }
+        }
+    }
+    arr_free(&a);
+    return rc;
+}
+
+/* ---- running ----------------------------------------------------------------------- */
+
+typedef struct {
+    const void *in;
+    const unsigned char *flags;
+    size_t n;
+    libscan_dtype_t dtype;
+    compact_pred_t pred;
+    criterion_t crit;
+    bool partition;
+    compact_opts_t opts;
+} job_t;
+
+static int run_cpu(const job_t *j, void *out, void *rej, size_t *k) {
+    libscan_status_t st;
+    if (j->crit == CRIT_UNIQUE) st = compact_cpu_unique(j->in, out, k, j->n, j->dtype, &j->opts);
+    else if (j->crit == CRIT_FLAGS)
+        st = j->partition ? compact_cpu_partition_flagged(j->in, j->flags, out, rej, k, j->n, j->dtype, &j->opts)
+                          : compact_cpu_select_flagged(j->in, j->flags, out, k, j->n, j->dtype, &j->opts);
+    else
+        st = j->partition ? compact_cpu_partition_if(j->in, out, rej, k, j->n, j->dtype, &j->pred, &j->opts)
+                          : compact_cpu_select_if(j->in, out, k, j->n, j->dtype, &j->pred, &j->opts);
+    if (st != LIBSCAN_SUCCESS) {
+        app_error(PROG, "CPU compaction failed: %s", libscan_status_string(st));
+        return APP_EXIT_INTERNAL;
+    }
+    return APP_EXIT_OK;
+}
+
+static int gpu_fail(const char *what, cudaError_t e) {
+    app_error(PROG, "GPU: %s failed: %s", what, cudaGetErrorString(e));
+    return APP_EXIT_INTERNAL;
+}
+
+/* Upload, compact, download into out (kept) and rej (rejected). */
+static int run_gpu(const job_t *j, void *out, void *rej, size_t *k, size_t out_size, app_timing_t *tm) {
+    const size_t es = libscan_dtype_size(j->dtype);
+    void *d_in = NULL, *d_out = NULL, *d_rej = NULL;
+    unsigned char *d_flags = NULL;
+    size_t *d_num = NULL;
+    int rc = APP_EXIT_OK;
+    cudaError_t e;
+    app_timing_start(tm, "upload");
+#define GPU_TRY(call, what)                 \
+    if ((e = (call)) != cudaSuccess) {      \
+        rc = gpu_fail(what, e);             \
+        goto done;                          \
+    }
+    GPU_TRY(cudaMalloc(&d_in, j->n * es + 16), "allocating the input");
+    GPU_TRY(cudaMalloc(&d_out, j->n * out_size + 16), "allocating the output");
+    if (j->partition) GPU_TRY(cudaMalloc(&d_rej, j->n * out_size + 16), "allocating the output");
+    if (j->flags) GPU_TRY(cudaMalloc((void **)&d_flags, j->n + 16), "allocating the flags");
+    GPU_TRY(cudaMalloc((void **)&d_num, sizeof(size_t)), "allocating the count");
+    GPU_TRY(cudaMemcpy(d_in, j->in, j->n * es, cudaMemcpyHostToDevice), "uploading the input");
+    if (j->flags) GPU_TRY(cudaMemcpy(d_flags, j->flags, j->n, cudaMemcpyHostToDevice), "uploading the flags");
+    app_timing_start(tm, "compute");
+    libscan_status_t st;
+    if (j->crit == CRIT_UNIQUE) st = compact_unique(d_in, d_out, d_num, j->n, j->dtype, &j->opts, 0);
+    else if (j->crit == CRIT_FLAGS)
+        st = j->partition
+                 ? compact_partition_flagged(d_in, d_flags, d_out, d_rej, d_num, j->n, j->dtype, &j->opts, 0)
+                 : compact_select_flagged(d_in, d_flags, d_out, d_num, j->n, j->dtype, &j->opts, 0);
+    else
+        st = j->partition ? compact_partition_if(d_in, d_out, d_rej, d_num, j->n, j->dtype, &j->pred, &j->opts, 0)
+                          : compact_select_if(d_in, d_out, d_num, j->n, j->dtype, &j->pred, &j->opts, 0);
+    if (st == LIBSCAN_SUCCESS) st = compact_count_to_host(d_num, k, 0); /* waits for the kernel */
+    if (st != LIBSCAN_SUCCESS) {
+        app_error(PROG, "GPU compaction failed: %s", libscan_status_string(st));
+        rc = APP_EXIT_INTERNAL;
+        goto done;
+    }
+    app_timing_start(tm, "download");
+    if (out) GPU_TRY(cudaMemcpy(out, d_out, *k * out_size, cudaMemcpyDeviceToHost), "downloading the result");
+    if (j->partition)
+        GPU_TRY(cudaMemcpy(rej, d_rej, (j->n - *k) * out_size, cudaMemcpyDeviceToHost), "downloading the result");
+#undef GPU_TRY
+done:
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_rej);
+    cudaFree(d_flags);
+    cudaFree(d_num);
+    app_timing_stop(tm);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    options_t o;
+    memset(&o, 0, sizeof o);
+    o.in_format = ARR_FMT_AUTO;
+    o.out_format = ARR_FMT_AUTO;
+    o.raw_dtype = ARR_NONE;
+    o.device = APP_DEVICE_AUTO;
+    int rc = parse_args(argc, argv, &o);
+    if (rc < 0) return APP_EXIT_OK;
+    if (rc != APP_EXIT_OK) return rc;
+
+    app_timing_t tm;
+    app_timing_init(&tm, o.timing);
+    app_progress_t prog;
+    app_progress_begin(&prog, PROG, "compacting", 3, o.quiet);
+    char err[ERRLEN];
+    arr_array_t a;
+    unsigned char *flags = NULL;
+    unsigned char *result = NULL;
+
+    app_timing_start(&tm, "read");
+    arr_status_t ast = arr_read(o.in, o.in_format, o.raw_dtype, &a, err, sizeof err);
+    if (ast != ARR_OK) {
+        app_progress_end(&prog);
+        app_error(PROG, "%s", err);
+        return ast == ARR_ERR_INPUT ? APP_EXIT_USAGE : APP_EXIT_INTERNAL;
+    }
+    if (a.notice[0] && !o.quiet) app_error(PROG, "note: %s", a.notice);
+    job_t j;
+    memset(&j, 0, sizeof j);
+    j.in = a.data;
+    j.n = a.count;
+    j.crit = o.crit;
+    j.partition = o.partition;
+    j.opts.indices = o.indices;
+    if (to_libscan_dtype(a.dtype, &j.dtype)) {
+        app_error(PROG, "%s: element type %s is not supported (int32, uint32, int64, uint64, float32, float64)",
+                  o.in, arr_dtype_name(a.dtype));
+        rc = APP_EXIT_USAGE;
+        goto out;
+    }
+    if (o.crit == CRIT_PRED) {
+        j.pred.kind = o.kind;
+        if (o.value_text[0] && parse_value(o.crit_name, o.value_text[0], j.dtype, &j.pred.value)) {
+            rc = APP_EXIT_USAGE;
+            goto out;
+        }
+        if (o.value_text[1] && parse_value(o.crit_name, o.value_text[1], j.dtype, &j.pred.hi)) {
+            rc = APP_EXIT_USAGE;
+            goto out;
+        }
+        if (compact_pred_check(&j.pred, j.dtype) != LIBSCAN_SUCCESS) {
+            app_error(PROG, "--range: LO %s is above HI %s", o.value_text[0], o.value_text[1]);
+            rc = APP_EXIT_USAGE;
+            goto out;
+        }
+    }
+    if (o.crit == CRIT_FLAGS) {
+        rc = read_flags(&o, a.count, &flags);
+        if (rc != APP_EXIT_OK) goto out;
+        j.flags = flags;
+    }
+    app_progress_update(&prog, 1);
+
+    app_device_t where;
+    rc = app_choose_device(PROG, o.device, &where);
+    if (rc != APP_EXIT_OK) goto out;
+
+    /* kept at result[0..k), rejected right after them (partition). */
+    const size_t out_size = o.indices ? sizeof(uint64_t) : libscan_dtype_size(j.dtype);
+    result = malloc(a.count * out_size + 16);
+    unsigned char *rej = NULL;
+    if (!result) {
+        app_error(PROG, "out of memory for %zu output elements", a.count);
+        rc = APP_EXIT_INTERNAL;
+        goto out;
+    }
+    if (o.partition) {
+        rej = malloc(a.count * out_size + 16);
+        if (!rej) {
+            app_error(PROG, "out of memory for %zu output elements", a.count);
+            rc = APP_EXIT_INTERNAL;
+            goto out;
+        }
+    }
+    size_t k = 0;
+    if (where == APP_DEVICE_GPU) {
+        rc = run_gpu(&j, o.count_only ? NULL : result, rej, &k, out_size, &tm);
+    } else {
+        app_timing_start(&tm, "compute");
+        rc = run_cpu(&j, result, rej, &k);
+    }
+    if (rc == APP_EXIT_OK && rej) memcpy(result + k * out_size, rej, (a.count - k) * out_size);
+    free(rej);
+    if (rc != APP_EXIT_OK) goto out;
+    app_progress_update(&prog, 2);
+
+    if (!o.count_only) {
+        app_timing_start(&tm, "write");
+        const size_t total = o.partition ? a.count : k;
+        ast = arr_write(o.out, o.out_format, o.indices ? ARR_U64 : a.dtype, result, total, err, sizeof err);
+        if (ast != ARR_OK) {
+            app_progress_end(&prog);
+            app_error(PROG, "%s", err);
+            rc = ast == ARR_ERR_INPUT ? APP_EXIT_USAGE : APP_EXIT_INTERNAL;
+            goto out;
+        }
+    }
+    app_timing_stop(&tm);
+    app_progress_end(&prog);
+    if (o.count_only) {
+        printf("%zu\n", k);
+    } else {
+        printf("kept %zu of %zu\n", k, a.count);
+        if (o.partition) printf("split %zu\n", k);
+    }
+    if (fflush(stdout) != 0) {
+        app_error(PROG, "writing to standard output failed");
+        rc = APP_EXIT_INTERNAL;
+    }
+    app_timing_print(&tm, PROG);
+out:
+    app_progress_end(&prog);
+    free(result);
+    free(flags);
+    arr_free(&a);
+    return rc;
+}
