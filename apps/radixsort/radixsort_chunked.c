@@ -1,0 +1,349 @@
+/* radixsort_chunked.c -- see radixsort_chunked.h. */
+#include "radixsort_chunked.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+void rs_widen(arr_dtype_t t, void *buf, size_t n) {
+    int32_t *w = buf;
+    if (t == ARR_I8)
+        for (size_t i = n; i-- > 0;) w[i] = ((const int8_t *)buf)[i];
+    else if (t == ARR_I16)
+        for (size_t i = n; i-- > 0;) w[i] = ((const int16_t *)buf)[i];
+}
+
+void rs_narrow(arr_dtype_t t, void *buf, size_t n) {
+    const int32_t *w = buf;
+    if (t == ARR_I8)
+        for (size_t i = 0; i < n; ++i) ((int8_t *)buf)[i] = (int8_t)w[i];
+    else if (t == ARR_I16)
+        for (size_t i = 0; i < n; ++i) ((int16_t *)buf)[i] = (int16_t)w[i];
+}
+
+static int gpu_fail(const char *prog, const char *what, libscan_status_t st, cudaError_t e) {
+    if (st != LIBSCAN_SUCCESS) app_error(prog, "GPU sort failed: %s: %s", what, libscan_status_string(st));
+    else app_error(prog, "GPU sort failed: %s: %s", what, cudaGetErrorString(e));
+    return APP_EXIT_INTERNAL;
+}
+
+int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
+    radixsort_opts_t o = RADIXSORT_OPTS_INIT;
+    o.descending = job->descending;
+    const size_t ks = radixsort_key_size(job->key);
+    if (!job->use_gpu) {
+        libscan_status_t st = idx ? radixsort_cpu_argsort(keys, idx, n, job->key, 8, &o)
+                                  : radixsort_cpu_sort(keys, NULL, n, job->key, 0, &o);
+        if (st == LIBSCAN_ERROR_OUT_OF_MEMORY) {
+            app_error(job->prog, "out of host memory sorting %zu keys", n);
+            return APP_EXIT_INTERNAL;
+        }
+        if (st != LIBSCAN_SUCCESS) {
+            app_error(job->prog, "CPU sort failed: %s", libscan_status_string(st));
+            return APP_EXIT_INTERNAL;
+        }
+        return APP_EXIT_OK;
+    }
+    if (n == 0) return APP_EXIT_OK;
+    void *d_in = NULL, *d_out = NULL, *d_idx = NULL;
+    cudaError_t e = cudaMalloc(&d_in, n * ks);
+    if (e == cudaSuccess) e = cudaMalloc(&d_out, n * ks);
+    if (e == cudaSuccess && idx) e = cudaMalloc(&d_idx, n * 8);
+    libscan_status_t st = LIBSCAN_SUCCESS;
+    if (e == cudaSuccess) e = cudaMemcpy(d_in, keys, n * ks, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) {
+        st = idx ? radixsort_argsort(d_in, d_out, d_idx, n, job->key, 8, &o, 0)
+                 : radixsort_sort(d_in, d_out, NULL, NULL, n, job->key, 0, &o, 0);
+        if (st == LIBSCAN_SUCCESS) e = cudaDeviceSynchronize();
+    }
+    if (st == LIBSCAN_SUCCESS && e == cudaSuccess) e = cudaMemcpy(keys, d_out, n * ks, cudaMemcpyDeviceToHost);
+    if (st == LIBSCAN_SUCCESS && e == cudaSuccess && idx) e = cudaMemcpy(idx, d_idx, n * 8, cudaMemcpyDeviceToHost);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_idx);
+    if (st != LIBSCAN_SUCCESS || e != cudaSuccess) return gpu_fail(job->prog, "chunk", st, e);
+    return APP_EXIT_OK;
+}
+
+/* ---- runs and the merge ---------------------------------------------------- */
+
+/* The order-preserving map of radixsort.h ("Order"), descending included,
+ * for comparing keys from different runs. */
+static uint64_t mapped(radixsort_key_t key, bool desc, const unsigned char *p) {
+    uint64_t x = 0, sign = 0, m = 0;
+    switch (radixsort_key_size(key)) {
+    case 1: x = p[0]; sign = 0x80; break;
+    case 2: { uint16_t v; memcpy(&v, p, 2); x = v; sign = 0x8000; break; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); x = v; sign = 0x80000000u; break; }
+    default: memcpy(&x, p, 8); sign = 0x8000000000000000ull; break;
+    }
+    const uint64_t all = sign | (sign - 1);
+    if (key == RADIXSORT_I32 || key == RADIXSORT_I64) m = sign;
+    if (key == RADIXSORT_F32 || key == RADIXSORT_F64) m = (x & sign) ? all : sign;
+    x ^= m;
+    return desc ? x ^ all : x;
+}
+
+typedef struct run {
+    FILE *f;          /* keys then u64 indices, `len` records of each */
+    size_t len, next; /* records, next record to read */
+    size_t buf_at, buf_n;
+    unsigned char *keys;
+    uint64_t *idx;
+    long idx_offset;  /* file offset of the indices */
+} run_t;
+
+#define RUN_BUF 8192
+
+static int run_fill(run_t *r, size_t ks, bool with_idx) {
+    size_t n = r->len - r->next < RUN_BUF ? r->len - r->next : RUN_BUF;
+    if (fseek(r->f, (long)(r->next * ks), SEEK_SET) || fread(r->keys, ks, n, r->f) != n) return -1;
+    if (with_idx && (fseek(r->f, r->idx_offset + (long)(r->next * 8), SEEK_SET) || fread(r->idx, 8, n, r->f) != n))
+        return -1;
+    r->buf_at = 0;
+    r->buf_n = n;
+    return 0;
+}
+
+typedef struct heap_item {
+    uint64_t key;
+    size_t run;
+} heap_item_t;
+
+static bool before(const heap_item_t *a, const heap_item_t *b) {
+    return a->key < b->key || (a->key == b->key && a->run < b->run);
+}
+
+static void sift_down(heap_item_t *h, size_t n, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && before(&h[l], &h[m])) m = l;
+        if (r < n && before(&h[r], &h[m])) m = r;
+        if (m == i) return;
+        heap_item_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* Values are gathered per output record: a values reader positioned by
+ * index needs random access, so the values are first copied to a raw temp
+ * file (fixed-size records). */
+int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
+    char err[512];
+    int rc = APP_EXIT_INTERNAL;
+    arr_reader_t *rd = NULL, *vrd = NULL;
+    arr_writer_t *w = NULL, *vw = NULL;
+    FILE *vtmp = NULL;
+    run_t *runs = NULL;
+    size_t nruns = 0;
+    heap_item_t *heap = NULL;
+    unsigned char *chunk = NULL, *vbuf = NULL;
+    uint64_t *idx = NULL;
+    app_progress_t prog;
+    memset(&prog, 0, sizeof prog);
+    const size_t ks = radixsort_key_size(job->key);
+    const bool need_idx = job->argsort || job->values_path;
+    size_t vsize = 0;
+
+    app_timing_start(timing, "read");
+    if (arr_reader_open(&rd, job->in_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
+        app_error(job->prog, "%s", err);
+        rc = APP_EXIT_USAGE;
+        goto done;
+    }
+    const size_t n = arr_reader_count(rd);
+    arr_dtype_t vdtype = ARR_NONE;
+    if (job->values_path) {
+        if (arr_reader_open(&vrd, job->values_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
+            app_error(job->prog, "%s", err);
+            rc = APP_EXIT_USAGE;
+            goto done;
+        }
+        if (arr_reader_count(vrd) != n) {
+            app_error(job->prog, "%s: has %zu values but %s has %zu keys", job->values_path, arr_reader_count(vrd),
+                      job->in_path, n);
+            rc = APP_EXIT_USAGE;
+            goto done;
+        }
+        vdtype = arr_reader_dtype(vrd);
+        vsize = arr_dtype_size(vdtype);
+        vtmp = tmpfile();
+        vbuf = malloc(RUN_BUF * vsize);
+        if (!vtmp || !vbuf) {
+            app_error(job->prog, "cannot create a temporary file for the values");
+            goto done;
+        }
+        for (size_t got = 1; got;) {
+            if (arr_reader_read(vrd, vbuf, RUN_BUF, &got, err, sizeof err) != ARR_OK) {
+                app_error(job->prog, "%s", err);
+                rc = APP_EXIT_USAGE;
+                goto done;
+            }
+            if (got && fwrite(vbuf, vsize, got, vtmp) != got) {
+                app_error(job->prog, "cannot write a temporary file for the values");
+                goto done;
+            }
+        }
+    }
+
+    /* 1. sorted runs */
+    const size_t chunk_n = job->chunk ? job->chunk : 1;
+    nruns = n ? (n + chunk_n - 1) / chunk_n : 0;
+    runs = calloc(nruns + 1, sizeof(run_t));
+    chunk = malloc(chunk_n * (ks > 4 ? ks : 4) + 8);
+    idx = need_idx ? malloc(chunk_n * 8 + 8) : NULL;
+    if (!runs || !chunk || (need_idx && !idx)) {
+        app_error(job->prog, "out of host memory for chunks of %zu keys", chunk_n);
+        goto done;
+    }
+    app_progress_begin(&prog, job->prog, "sorting chunks", n, job->quiet);
+    size_t at = 0;
+    for (size_t r = 0; r < nruns; ++r) {
+        size_t got = 0;
+        app_timing_start(timing, "read");
+        if (arr_reader_read(rd, chunk, chunk_n, &got, err, sizeof err) != ARR_OK) {
+            app_error(job->prog, "%s", err);
+            rc = APP_EXIT_USAGE;
+            goto done;
+        }
+        rs_widen(job->key_file_dtype, chunk, got);
+        app_timing_start(timing, "compute");
+        int src = rs_sort_host(job, chunk, idx, got);
+        if (src != APP_EXIT_OK) {
+            rc = src;
+            goto done;
+        }
+        if (idx)
+            for (size_t i = 0; i < got; ++i) idx[i] += at;
+        app_timing_start(timing, "spill");
+        runs[r].f = tmpfile();
+        runs[r].len = got;
+        runs[r].idx_offset = (long)(got * ks);
+        runs[r].keys = malloc(RUN_BUF * ks);
+        runs[r].idx = malloc(RUN_BUF * 8);
+        if (!runs[r].f || !runs[r].keys || !runs[r].idx || fwrite(chunk, ks, got, runs[r].f) != got ||
+            (idx && fwrite(idx, 8, got, runs[r].f) != got)) {
+            app_error(job->prog, "cannot write sorted run %zu to a temporary file", r);
+            goto done;
+        }
+        at += got;
+        app_progress_update(&prog, at);
+    }
+    app_progress_end(&prog);
+    free(chunk);
+    chunk = NULL;
+
+    /* 2. merge */
+    app_timing_start(timing, "merge");
+    const arr_dtype_t out_dtype = job->argsort ? ARR_I64 : job->key_file_dtype;
+    const size_t out_count = job->unique ? ARR_COUNT_UNKNOWN : n;
+    if (arr_writer_open(&w, job->out_path, job->out_format, out_dtype, out_count, err, sizeof err) != ARR_OK) {
+        app_error(job->prog, "%s", err);
+        rc = APP_EXIT_USAGE;
+        goto done;
+    }
+    if (job->values_out_path &&
+        arr_writer_open(&vw, job->values_out_path, job->out_format, vdtype, out_count, err, sizeof err) != ARR_OK) {
+        app_error(job->prog, "%s", err);
+        rc = APP_EXIT_USAGE;
+        goto done;
+    }
+    heap = malloc((nruns + 1) * sizeof(heap_item_t));
+    if (!heap) goto done;
+    size_t hn = 0;
+    for (size_t r = 0; r < nruns; ++r) {
+        if (runs[r].len == 0) continue;
+        if (run_fill(&runs[r], ks, need_idx)) goto io_fail;
+        heap[hn].key = mapped(job->key, job->descending, runs[r].keys);
+        heap[hn].run = r;
+        ++hn;
+    }
+    for (size_t i = hn / 2; i-- > 0;) sift_down(heap, hn, i);
+    app_progress_begin(&prog, job->prog, "merging", n, job->quiet);
+    unsigned char outk[8];
+    uint64_t last = 0;
+    size_t done_n = 0, written = 0;
+    while (hn) {
+        run_t *r = &runs[heap[0].run];
+        const uint64_t key = heap[0].key;
+        const unsigned char *kp = r->keys + r->buf_at * ks;
+        const uint64_t id = need_idx ? r->idx[r->buf_at] : 0;
+        if (!job->unique || written == 0 || key != last) {
+            arr_status_t st;
+            if (job->argsort) {
+                int64_t v = (int64_t)id;
+                st = arr_writer_write(w, &v, 1, err, sizeof err);
+            } else {
+                memcpy(outk, kp, ks);
+                rs_narrow(job->key_file_dtype, outk, 1);
+                st = arr_writer_write(w, outk, 1, err, sizeof err);
+            }
+            if (st == ARR_OK && vw) {
+                if (fseek(vtmp, (long)(id * vsize), SEEK_SET) || fread(vbuf, vsize, 1, vtmp) != 1) goto io_fail;
+                st = arr_writer_write(vw, vbuf, 1, err, sizeof err);
+            }
+            if (st != ARR_OK) {
+                app_error(job->prog, "%s", err);
+                goto done;
+            }
+            ++written;
+            last = key;
+        }
+        ++r->next;
+        if (++r->buf_at == r->buf_n) {
+            if (r->next < r->len) {
+                if (run_fill(r, ks, need_idx)) goto io_fail;
+            }
+        }
+        if (r->next < r->len) heap[0].key = mapped(job->key, job->descending, r->keys + r->buf_at * ks);
+        else heap[0] = heap[--hn];
+        sift_down(heap, hn, 0);
+        if ((++done_n & 0xffff) == 0) app_progress_update(&prog, done_n);
+    }
+    app_progress_end(&prog);
+    app_timing_start(timing, "write");
+    if (vw) {
+        arr_writer_t *t = vw;
+        vw = NULL;
+        if (arr_writer_commit(t, err, sizeof err) != ARR_OK) {
+            app_error(job->prog, "%s", err);
+            goto done;
+        }
+    }
+    {
+        arr_writer_t *t = w;
+        w = NULL;
+        if (arr_writer_commit(t, err, sizeof err) != ARR_OK) {
+            app_error(job->prog, "%s", err);
+            goto done;
+        }
+    }
+    rc = APP_EXIT_OK;
+    goto done;
+io_fail:
+    app_error(job->prog, "cannot read back a temporary sorted run");
+    rc = APP_EXIT_INTERNAL;
+done:
+    app_timing_stop(timing);
+    app_progress_end(&prog);
+    arr_writer_abort(w);
+    arr_writer_abort(vw);
+    arr_reader_close(rd);
+    arr_reader_close(vrd);
+    if (vtmp) fclose(vtmp);
+    for (size_t r = 0; runs && r < nruns; ++r) {
+        if (runs[r].f) fclose(runs[r].f);
+        free(runs[r].keys);
+        free(runs[r].idx);
+    }
+    free(runs);
+    free(heap);
+    free(chunk);
+    free(idx);
+    free(vbuf);
+    return rc;
+}

@@ -1,0 +1,40 @@
+/* radixsort_chunked.h -- sorting an array file larger than the memory limit:
+ * sort chunks that fit (GPU or CPU), spill each sorted run to an anonymous
+ * temporary file, then merge the runs with a binary heap on the CPU,
+ * streaming into the output writer(s). Ties between runs go to the earlier
+ * run, so the result is the same stable sort as in memory. */
+#ifndef RADIXSORT_CHUNKED_H
+#define RADIXSORT_CHUNKED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "common/array_io.h"
+#include "common/cli.h"
+#include "radixsort.h"
+
+typedef struct rs_job {
+    const char *prog;
+    const char *in_path, *values_path; /* values_path NULL: keys only */
+    const char *out_path, *values_out_path;
+    arr_format_t in_format, out_format;
+    arr_dtype_t raw_dtype;
+    radixsort_key_t key;        /* sort type of the keys in memory */
+    arr_dtype_t key_file_dtype; /* the file's dtype (i8/i16 are widened to i32) */
+    bool descending, unique, argsort, use_gpu, quiet;
+    size_t chunk;               /* keys per chunk */
+} rs_job_t;
+
+/* Widening of narrow signed keys: i8/i16 -> i32 in place in buf (room for n
+ * int32), and back. Other dtypes: no-op. */
+void rs_widen(arr_dtype_t file_dtype, void *buf, size_t n);
+void rs_narrow(arr_dtype_t file_dtype, void *buf, size_t n);
+
+/* Sorts keys[0..n) in host memory (with u64 payload indices when idx is not
+ * NULL) on the GPU or CPU. Returns 0, or an exit code with the error printed. */
+int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n);
+
+/* Runs the chunk-and-merge sort of the job. Returns an exit code (errors
+ * printed as one line). */
+int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing);
+
+#endif
