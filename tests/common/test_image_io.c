@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef TEST_MAKE_SCENE
 #error "TEST_MAKE_SCENE (path of the make_scene program) must be defined by the build"
@@ -432,6 +434,12 @@ static void test_read_empty_missing_directory(void **state)
     expect_read_error(path, 0, "empty file");
     expect_read_error(itu_path("does-not-exist.png"), 0, "cannot open");
     expect_read_error(itu_subdir("a-directory.png"), 0, "is a directory");
+    if (geteuid() != 0) { /* root reads anything */
+        const char *locked = itu_path("unreadable.png");
+        assert_int_equal(gen_write_file(locked, "\x89PNG", 4), 0);
+        assert_int_equal(chmod(locked, 0), 0);
+        expect_read_error(locked, 0, "cannot open");
+    }
     /* NULL arguments are errors, not crashes. */
     img_t img;
     char err[128];
@@ -586,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_write_unwritable_directory),
         cmocka_unit_test(test_write_path_is_directory),
         cmocka_unit_test(test_write_atomic_replace),
+        cmocka_unit_test(test_write_fails_midway),
         cmocka_unit_test(test_srgb_known_points),
         cmocka_unit_test(test_srgb8_table_and_roundtrip),
         cmocka_unit_test(test_srgb16_roundtrip),

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -599,4 +601,48 @@ void test_write_atomic_replace(void **state)
     free(jpeg_after);
     img_free(&a);
     img_free(&b);
+}
+
+/* A write that fails half-way (the file-size limit stands in for a full
+ * disk): one error, the temporary file removed, the old file untouched. */
+void test_write_fails_midway(void **state)
+{
+    (void)state;
+    img_t small, big;
+    rng_t r;
+    rng_init(&r, "midway", 0);
+    random_image(&small, &r, 4, 4, 3, 8);
+    random_image(&big, &r, 300, 200, 3, 8); /* ~180 KB in any of the formats (noise) */
+    const char *dir = itu_subdir("midway");
+    const char *names[] = {"out.png", "out.bmp", "out.tga", "out.jpg"};
+    struct rlimit old;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN); /* EFBIG instead of the signal */
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        write_ok(p, &small, NULL);
+        size_t before_len;
+        uint8_t *before = itu_read_file(p, &before_len);
+        struct rlimit lim = old;
+        lim.rlim_cur = 16384;
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        char err[512] = "";
+        int rc = img_write(p, &big, NULL, err, sizeof err);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+        if (rc != -1)
+            TFAIL("%s: writing past the file-size limit succeeded", p);
+        if (strncmp(err, p, strlen(p)) != 0 || !strstr(err, "write error") || strchr(err, '\n'))
+            TFAIL("%s: unexpected message \"%s\"", p, err);
+        size_t after_len;
+        uint8_t *after = itu_read_file(p, &after_len);
+        assert_int_equal(before_len, after_len);
+        assert_memory_equal(before, after, before_len);
+        free(before);
+        free(after);
+        assert_int_equal(itu_count_entries(dir), (int)i + 1); /* no temporary file left */
+    }
+    signal(SIGXFSZ, old_handler);
+    img_free(&small);
+    img_free(&big);
 }
