@@ -773,6 +773,8 @@ static void read_in_chunks(const char *path, arr_format_t fmt, arr_dtype_t raw, 
     char err[512];
     if (arr_reader_open(&r, path, fmt, raw, err, sizeof err) != ARR_OK) TFAIL("arr_reader_open: %s", err);
     assert_int_equal(arr_reader_dtype(r), d->t);
+    assert_int_equal(arr_reader_format(r), arr_format_resolve(path, fmt));
+    assert_true(arr_reader_format(r) != ARR_FMT_AUTO);
     assert_int_equal(arr_reader_count(r), n);
     assert_int_equal(arr_reader_ndim(r), 1);
     assert_int_equal(arr_reader_shape(r)[0], n);
