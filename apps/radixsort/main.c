@@ -343,10 +343,11 @@ int main(int argc, char **argv) {
     } else {
         job.chunk = mem_limit / per_key;
         if (job.chunk < 1) job.chunk = 1;
-        if (!job.quiet)
-            app_error(prog, "note: %zu keys exceed the memory limit of %zu bytes: sorting %zu chunks and merging",
-                      n, mem_limit, (n + job.chunk - 1) / job.chunk);
         rc = rs_sort_chunked(&job, &tm);
+        /* Said after the fact, so that a failure stays one line. */
+        if (rc == APP_EXIT_OK && !job.quiet)
+            app_error(prog, "note: %zu keys exceeded the memory limit of %zu bytes: sorted %zu chunks and merged them",
+                      n, mem_limit, (n + job.chunk - 1) / job.chunk);
     }
     app_timing_print(&tm, prog);
     return rc;
