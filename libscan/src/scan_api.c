@@ -80,11 +80,13 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
     }
 
     for (int i = 0; i < 4; ++i) {
-        if (!ptrs[i]) continue;
+        if (!ptrs[i] || (i == 1 && ptrs[1] == ptrs[0])) continue; /* in place: one query */
         st = check_accessible(ptrs[i]);
         if (st != LIBSCAN_SUCCESS) return st;
     }
-    if (opts->d_temp && need) {
+    /* Small scans run in one cluster launch and never touch temp. */
+    const bool uses_temp = need && libscan__scan_uses_temp(count, dtype, op);
+    if (opts->d_temp && uses_temp) {
         st = check_accessible(opts->d_temp);
         if (st != LIBSCAN_SUCCESS) return st;
     }
@@ -106,7 +108,7 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
     void *owned = NULL;
     void *temp = opts->d_temp;
     size_t temp_size = opts->temp_bytes;
-    if (need && !temp) {
+    if (uses_temp && !temp) {
         cudaError_t e = cudaMallocAsync(&owned, need, stream);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();

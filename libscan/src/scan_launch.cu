@@ -43,6 +43,30 @@ extern "C" size_t libscan__scan_temp_bytes(size_t count, libscan_dtype_t dtype) 
     return 0;
 }
 
+namespace {
+template <typename T> bool uses_temp(size_t count, libscan_op_t op) {
+    switch (op) {
+    case LIBSCAN_OP_SUM: return !libscan::DeviceScan<T>::template small_path<libscan::Sum<T>>(count);
+    case LIBSCAN_OP_MIN: return !libscan::DeviceScan<T>::template small_path<libscan::Min<T>>(count);
+    case LIBSCAN_OP_MAX: return !libscan::DeviceScan<T>::template small_path<libscan::Max<T>>(count);
+    }
+    return true;
+}
+} // namespace
+
+extern "C" bool libscan__scan_uses_temp(size_t count, libscan_dtype_t dtype, libscan_op_t op) {
+    if (count == 0) return false;
+    switch (dtype) {
+    case LIBSCAN_U32: return uses_temp<uint32_t>(count, op);
+    case LIBSCAN_I32: return uses_temp<int32_t>(count, op);
+    case LIBSCAN_U64: return uses_temp<uint64_t>(count, op);
+    case LIBSCAN_I64: return uses_temp<int64_t>(count, op);
+    case LIBSCAN_F32: return uses_temp<float>(count, op);
+    case LIBSCAN_F64: return uses_temp<double>(count, op);
+    }
+    return true;
+}
+
 extern "C" cudaError_t libscan__scan_launch(const libscan__scan_call_t *c, cudaStream_t stream) {
     switch (c->dtype) {
     case LIBSCAN_U32: return launch_op<uint32_t>(*c, stream);

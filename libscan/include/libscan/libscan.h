@@ -25,6 +25,10 @@
  *          with cudaMallocAsync/cudaFreeAsync on `stream`. With caller temp
  *          no allocation happens, so the call is safe under CUDA graph
  *          capture. Temp may be reused by the next call on the same stream.
+ *          Up to 65536 elements on compute capability 9.0+ GPUs, a scan is
+ *          one kernel launch by one thread-block cluster that uses no temp
+ *          at all (given temp is ignored, none is allocated); elsewhere it
+ *          is a memset of the temp and one kernel.
  * Counts   Element counts are size_t; more than 2^31 elements are supported
  *          (up to 2^40).
  * Pointers Data pointers must be device-accessible (cudaMalloc, managed or
@@ -38,7 +42,10 @@
  *          tiles whose size depends only on the element size; inside a tile
  *          the combination tree is fixed by the code; tiles form groups of
  *          32 combined in a fixed warp-scan order, and group prefixes are a
- *          left fold in group order, whatever the timing of the look-back. Float sums therefore equal a sequential
+ *          left fold in group order, whatever the timing of the look-back.
+ *          (The single-cluster path for small counts cuts the array into 16
+ *          slices, folds the slice totals in a fixed warp-scan order and
+ *          adds that prefix to each slice's own scan.) Float sums therefore equal a sequential
  *          loop only up to rounding, but never vary between runs on the same
  *          GPU architecture and library version.
  *

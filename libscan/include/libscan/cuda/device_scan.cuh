@@ -9,8 +9,9 @@
 //   ... allocate d_temp of `bytes` ...
 //   cudaError_t e = libscan::DeviceScan<float>::run(a, libscan::Sum<float>(), d_temp, bytes, stream);
 //
-// run() enqueues a memset of the tile states and one kernel; it never
-// synchronises and never allocates. It does not validate pointers: that is
+// run() enqueues a memset of the tile states and one kernel -- or, for up to
+// 65536 elements on sm_90+, one single-cluster kernel and nothing else
+// (cluster_scan.cuh); it never synchronises and never allocates. It does not validate pointers: that is
 // the C API's job (libscan.h).
 //
 // Each block takes the next tile id from a counter, loads its tile with
@@ -22,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include "libscan/cuda/block_scan.cuh"
+#include "libscan/cuda/cluster_scan.cuh"
 #include "libscan/cuda/lookback.cuh"
 #include "libscan/cuda/tuning.cuh"
 
@@ -76,25 +78,16 @@ template <typename T> struct ScanKernelParams {
     unsigned num_tiles;
 };
 
-template <typename T, class Op, int BLOCK, int IPT, class State>
-__global__ void __launch_bounds__(BLOCK) device_scan_kernel(const ScanKernelParams<T> p, const Op op,
-                                                            const State state) {
+// One tile's loads and stores, warp-striped 16-byte vectors when the tile is
+// full and the pointers aligned, element by element (guarded) otherwise.
+template <typename T, int BLOCK, int IPT, class Op>
+__device__ __forceinline__ void load_tile(const ScanKernelParams<T> &p, unsigned tile, Op op,
+                                          T (&items)[TileShape<T, BLOCK, IPT>::K][TileShape<T, BLOCK, IPT>::V]) {
     using Shape = TileShape<T, BLOCK, IPT>;
     constexpr int K = Shape::K, V = Shape::V;
-    __shared__ typename BlockScan<T, BLOCK>::TempStorage temp;
-    __shared__ unsigned s_tile;
-
-    if (threadIdx.x == 0) s_tile = atomicAdd(p.tile_counter, 1u);
-    __syncthreads();
-    const unsigned tile = s_tile;
-
     const size_t tile_base = static_cast<size_t>(tile) * Shape::kTile;
-    const int warp = threadIdx.x / kWarpThreads;
-    const size_t first = tile_base + static_cast<size_t>(warp) * Shape::kWarpItems + lane_id() * V;
-    const bool full = p.a.n - tile_base >= static_cast<size_t>(Shape::kTile);
-
-    T items[K][V];
-    if (full && p.vector_ok) {
+    const size_t first = tile_base + static_cast<size_t>(threadIdx.x / kWarpThreads) * Shape::kWarpItems + lane_id() * V;
+    if (p.a.n - tile_base >= static_cast<size_t>(Shape::kTile) && p.vector_ok) {
 #pragma unroll
         for (int k = 0; k < K; ++k) load_vector<T, V>(p.a.in + first + k * kWarpThreads * V, items[k]);
     } else {
@@ -106,18 +99,16 @@ __global__ void __launch_bounds__(BLOCK) device_scan_kernel(const ScanKernelPara
                 items[k][v] = i < p.a.n ? p.a.in[i] : op.identity();
             }
     }
+}
 
-    TileLookback<T, Op, State> lookback{state, tile, op, p.a.has_init ? p.a.init : op.identity(), op.identity()};
-    if (p.a.d_init && tile < kTileGroup * (kLookbackGroups - 1)) {
-        lookback.carry_in = *p.a.d_init;
-        // d_init may alias d_total, which the last tile writes once every tile
-        // has published: order this read before this tile's publications.
-        __threadfence();
-    }
-    T aggregate;
-    BlockScan<T, BLOCK>(temp).template ScanWarpStriped<K, V>(items, p.a.exclusive, op, aggregate, lookback);
-
-    if (full && p.vector_ok) {
+template <typename T, int BLOCK, int IPT>
+__device__ __forceinline__ void store_tile(const ScanKernelParams<T> &p, unsigned tile,
+                                           const T (&items)[TileShape<T, BLOCK, IPT>::K][TileShape<T, BLOCK, IPT>::V]) {
+    using Shape = TileShape<T, BLOCK, IPT>;
+    constexpr int K = Shape::K, V = Shape::V;
+    const size_t tile_base = static_cast<size_t>(tile) * Shape::kTile;
+    const size_t first = tile_base + static_cast<size_t>(threadIdx.x / kWarpThreads) * Shape::kWarpItems + lane_id() * V;
+    if (p.a.n - tile_base >= static_cast<size_t>(Shape::kTile) && p.vector_ok) {
 #pragma unroll
         for (int k = 0; k < K; ++k) store_vector<T, V>(p.a.out + first + k * kWarpThreads * V, items[k]);
     } else {
@@ -129,7 +120,40 @@ __global__ void __launch_bounds__(BLOCK) device_scan_kernel(const ScanKernelPara
                 if (i < p.a.n) p.a.out[i] = items[k][v];
             }
     }
+}
+
+// Scans one loaded tile in place (look-back included) and stores it.
+template <typename T, class Op, int BLOCK, int IPT, class State>
+__device__ __forceinline__ void scan_store_tile(const ScanKernelParams<T> &p, const Op &op, const State &state,
+                                                typename BlockScan<T, BLOCK>::TempStorage &temp, unsigned tile,
+                                                T (&items)[TileShape<T, BLOCK, IPT>::K][TileShape<T, BLOCK, IPT>::V]) {
+    using Shape = TileShape<T, BLOCK, IPT>;
+    TileLookback<T, Op, State> lookback{state, tile, op, p.a.has_init ? p.a.init : op.identity(), op.identity()};
+    if (p.a.d_init && tile < kTileGroup * (kLookbackGroups - 1)) {
+        lookback.carry_in = *p.a.d_init;
+        // d_init may alias d_total, which the last tile writes once every tile
+        // has published: order this read before this tile's publications.
+        __threadfence();
+    }
+    T aggregate;
+    BlockScan<T, BLOCK>(temp).template ScanWarpStriped<Shape::K, Shape::V>(items, p.a.exclusive, op, aggregate, lookback);
+    store_tile<T, BLOCK, IPT>(p, tile, items);
     if (p.a.d_total && threadIdx.x == 0 && tile == p.num_tiles - 1) *p.a.d_total = lookback.inclusive;
+}
+
+// One tile per block.
+template <typename T, class Op, int BLOCK, int IPT, class State>
+__global__ void __launch_bounds__(BLOCK) device_scan_kernel(const ScanKernelParams<T> p, const Op op,
+                                                            const State state) {
+    using Shape = TileShape<T, BLOCK, IPT>;
+    __shared__ typename BlockScan<T, BLOCK>::TempStorage temp;
+    __shared__ unsigned s_tile;
+    if (threadIdx.x == 0) s_tile = atomicAdd(p.tile_counter, 1u);
+    __syncthreads();
+    const unsigned tile = s_tile;
+    T items[Shape::K][Shape::V];
+    load_tile<T, BLOCK, IPT>(p, tile, op, items);
+    scan_store_tile<T, Op, BLOCK, IPT, State>(p, op, state, temp, tile, items);
 }
 
 // n == 0: the total is just the carry-in.
@@ -148,9 +172,17 @@ struct DeviceScan {
     using State = TileState<T>;
     static constexpr size_t kCounterBytes = 256;
 
+    using Small = ClusterScan<T, ClusterTuning<sizeof(T)>::kBlockThreads, ClusterTuning<sizeof(T)>::kItemsPerThread,
+                              ClusterTuning<sizeof(T)>::kClusterBlocks>;
+
+    // True when a scan of n elements takes the single-cluster path on the
+    // current device: one launch, temp storage not touched (may be null).
+    template <class Op> static bool small_path(size_t n) { return n > 0 && n <= Small::kCapacity && Small::template supported<Op>(); }
+
     static constexpr size_t num_tiles(size_t n) { return (n + Shape::kTile - 1) / Shape::kTile; }
 
-    // Scratch bytes for a scan of n elements (0 when n == 0).
+    // Scratch bytes for a scan of n elements (0 when n == 0). Also returned
+    // for n that the small path takes, which then ignores it.
     static constexpr size_t temp_bytes(size_t n) {
         return n == 0 ? 0 : kCounterBytes + State::bytes(num_tiles(n));
     }
@@ -162,6 +194,11 @@ struct DeviceScan {
         if (a.n == 0) {
             if (a.d_total) detail::write_total_kernel<T, Op><<<1, 1, 0, stream>>>(a, op);
             return cudaGetLastError();
+        }
+        if (small_path<Op>(a.n)) {
+            ClusterScanArgs<T> c{a.in, a.out, a.n, a.exclusive, a.has_init ? a.init : op.identity(), a.d_init, a.d_total,
+                                 (reinterpret_cast<uintptr_t>(a.in) % 16 == 0) && (reinterpret_cast<uintptr_t>(a.out) % 16 == 0)};
+            return Small::run(c, op, stream);
         }
         if (temp_size < temp_bytes(a.n) || temp == nullptr) return cudaErrorInvalidValue;
         const size_t tiles = num_tiles(a.n);

@@ -143,7 +143,7 @@ template <typename T, class Op, class State> struct TileLookback {
                 else if (x_mask[r]) ready = false;        // a group still being published
             }
             if (ready && found < R) break;
-            __nanosleep(20);
+            __nanosleep(20); // measured: 0..100 ns all the same, 300+ slower
         }
 
         // G(group - found), then fold the group totals after it, in order.

@@ -28,4 +28,15 @@ template <> struct ScanTuning<8> {
     static constexpr int kItemsPerThread = 16;
 };
 
+// Small inputs: one cluster of kClusterBlocks blocks (cluster_scan.cuh),
+// capacity kClusterBlocks * kBlockThreads * kItemsPerThread = 65536 elements
+// for 4- and 8-byte types. Chosen by: bench/results/2026-11-21-h100-cluster-sweep.md
+// (2^16 u32: 16 x 256 x 16 = 8.45 us beat 8 x 1024 x 8, 8 x 512 x 16,
+// 16 x 512 x 8, 16 x 1024 x 4; CUB 13.47 us in the same run).
+template <size_t ELEMENT_BYTES> struct ClusterTuning {
+    static constexpr int kClusterBlocks = 16; // beyond the portable 8: needs sm_90 and an opt-in
+    static constexpr int kBlockThreads = 256;
+    static constexpr int kItemsPerThread = ELEMENT_BYTES > 16 ? 1 : 16;
+};
+
 } // namespace libscan
