@@ -331,11 +331,13 @@ int main(int argc, char **argv) {
     job.use_gpu = chosen == APP_DEVICE_GPU;
     if (!mem_limit) mem_limit = default_mem_limit(job.use_gpu);
 
-    /* Bytes per key a sort in memory needs: two key buffers, and two index
-     * buffers when values, argsort or unique need the permutation. */
+    /* Bytes per key a sort in memory needs (the larger of device and host):
+     * input, output and up to two alternate key buffers (argsort's temp), and
+     * two u64 index buffers when values, argsort or unique need the
+     * permutation; the look-back words add well under one byte per key. */
     const size_t ks = radixsort_key_size(job.key);
     const bool need_idx = job.argsort || job.values_path || job.unique;
-    const size_t per_key = 2 * ks + (need_idx ? 16 : 0) + 1;
+    const size_t per_key = 4 * ks + (need_idx ? 16 : 0) + 1;
     app_timing_t tm;
     app_timing_init(&tm, timing);
     if (n <= mem_limit / per_key) {
