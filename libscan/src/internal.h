@@ -27,6 +27,27 @@ typedef struct libscan__scan_call {
     size_t temp_bytes;
 } libscan__scan_call_t;
 
+/* 1 when [a, a+na) and [b, b+nb) share a byte (0 for empty ranges). */
+int libscan__overlaps(const void *a, size_t na, const void *b, size_t nb);
+
+/* SUCCESS when the device can dereference p, else INVALID_POINTER (or CUDA
+ * when the runtime fails). */
+libscan_status_t libscan__check_accessible(const void *p);
+
+/* Slack added to every temp size so any caller pointer can be aligned up. */
+#define LIBSCAN__TEMP_ALIGN 256u
+
+/* Temp storage for one call: the caller's (aligned up), or a stream-ordered
+ * allocation of `need` bytes when the caller gave none. */
+typedef struct libscan__temp {
+    void *ptr;    /* aligned to LIBSCAN__TEMP_ALIGN */
+    size_t bytes; /* usable from ptr */
+    void *owned;  /* non-NULL when allocated here */
+} libscan__temp_t;
+libscan_status_t libscan__temp_acquire(void *d_temp, size_t temp_bytes, size_t need, cudaStream_t stream,
+                                       libscan__temp_t *t);
+cudaError_t libscan__temp_release(libscan__temp_t *t, cudaStream_t stream);
+
 /* Scratch bytes for count elements of dtype (dtype already validated). */
 size_t libscan__scan_temp_bytes(size_t count, libscan_dtype_t dtype);
 
@@ -36,6 +57,31 @@ bool libscan__scan_uses_temp(size_t count, libscan_dtype_t dtype, libscan_op_t o
 
 /* Enqueue the scan; returns the CUDA error of the memset or launch. */
 cudaError_t libscan__scan_launch(const libscan__scan_call_t *call, cudaStream_t stream);
+
+/* One validated segmented scan call; `count` is the logical element count
+ * (rows * row_len for rows). */
+typedef struct libscan__seg_call {
+    const void *in;
+    void *out;
+    size_t count;
+    libscan_dtype_t dtype;
+    libscan_op_t op;
+    bool exclusive;
+    libscan_segments_t mode;
+    const unsigned char *flags;
+    const uint64_t *offsets;
+    size_t num_segments;
+    size_t row_len, pitch;
+    const void *seg_init;
+    void *temp;
+    size_t temp_bytes;
+} libscan__seg_call_t;
+
+/* Scratch bytes of a segmented scan (dtype and mode already validated). */
+size_t libscan__seg_temp_bytes(size_t count, libscan_dtype_t dtype, libscan_segments_t mode);
+
+/* Enqueue the segmented scan; returns the first CUDA error. */
+cudaError_t libscan__seg_launch(const libscan__seg_call_t *call, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

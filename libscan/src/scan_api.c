@@ -5,8 +5,6 @@
 #include <string.h>
 #include "internal.h"
 
-/* Slack so that any caller temp pointer can be aligned up to 256 bytes. */
-#define TEMP_ALIGN 256u
 
 static libscan_status_t check_enums(libscan_dtype_t dtype, libscan_op_t op) {
     if (libscan_dtype_size(dtype) == 0) return LIBSCAN_ERROR_INVALID_DTYPE;
@@ -19,32 +17,8 @@ libscan_status_t libscan_scan_temp_bytes(size_t count, libscan_dtype_t dtype, si
     if (libscan_dtype_size(dtype) == 0) return LIBSCAN_ERROR_INVALID_DTYPE;
     if (count > LIBSCAN_MAX_COUNT) return LIBSCAN_ERROR_TOO_LARGE;
     size_t need = libscan__scan_temp_bytes(count, dtype);
-    *temp_bytes = need ? need + TEMP_ALIGN : 0;
+    *temp_bytes = need ? need + LIBSCAN__TEMP_ALIGN : 0;
     return LIBSCAN_SUCCESS;
-}
-
-/* [a, a+na) and [b, b+nb) share a byte. */
-static int overlaps(const void *a, size_t na, const void *b, size_t nb) {
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return na && nb && x < y + nb && y < x + na;
-}
-
-/* SUCCESS if the device can dereference p. */
-static libscan_status_t check_accessible(const void *p) {
-    struct cudaPointerAttributes attr;
-    cudaError_t e = cudaPointerGetAttributes(&attr, p);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return e == cudaErrorInvalidValue ? LIBSCAN_ERROR_INVALID_POINTER : LIBSCAN_ERROR_CUDA;
-    }
-    if (attr.type != cudaMemoryTypeUnregistered) return LIBSCAN_SUCCESS;
-    int device = 0, pageable = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return LIBSCAN_ERROR_CUDA;
-    }
-    return pageable ? LIBSCAN_SUCCESS : LIBSCAN_ERROR_INVALID_POINTER;
 }
 
 static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libscan_dtype_t dtype, libscan_op_t op,
@@ -64,9 +38,9 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
     for (int i = 0; i < 4; ++i)
         if (ptrs[i] && (uintptr_t)ptrs[i] % esize) return LIBSCAN_ERROR_INVALID_POINTER;
 
-    if (d_in != d_out && overlaps(d_in, bytes, d_out, bytes)) return LIBSCAN_ERROR_OVERLAP;
-    if (opts->d_init && overlaps(opts->d_init, esize, d_out, bytes)) return LIBSCAN_ERROR_OVERLAP;
-    if (opts->d_total && (overlaps(opts->d_total, esize, d_out, bytes) || overlaps(opts->d_total, esize, d_in, bytes)))
+    if (d_in != d_out && libscan__overlaps(d_in, bytes, d_out, bytes)) return LIBSCAN_ERROR_OVERLAP;
+    if (opts->d_init && libscan__overlaps(opts->d_init, esize, d_out, bytes)) return LIBSCAN_ERROR_OVERLAP;
+    if (opts->d_total && (libscan__overlaps(opts->d_total, esize, d_out, bytes) || libscan__overlaps(opts->d_total, esize, d_in, bytes)))
         return LIBSCAN_ERROR_OVERLAP;
 
     size_t need = 0;
@@ -76,18 +50,18 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
         const void *others[4] = {d_in, d_out, opts->d_init, opts->d_total};
         const size_t sizes[4] = {bytes, bytes, esize, esize};
         for (int i = 0; i < 4; ++i)
-            if (others[i] && overlaps(opts->d_temp, opts->temp_bytes, others[i], sizes[i])) return LIBSCAN_ERROR_OVERLAP;
+            if (others[i] && libscan__overlaps(opts->d_temp, opts->temp_bytes, others[i], sizes[i])) return LIBSCAN_ERROR_OVERLAP;
     }
 
     for (int i = 0; i < 4; ++i) {
         if (!ptrs[i] || (i == 1 && ptrs[1] == ptrs[0])) continue; /* in place: one query */
-        st = check_accessible(ptrs[i]);
+        st = libscan__check_accessible(ptrs[i]);
         if (st != LIBSCAN_SUCCESS) return st;
     }
     /* Small scans run in one cluster launch and never touch temp. */
     const bool uses_temp = need && libscan__scan_uses_temp(count, dtype, op);
     if (opts->d_temp && uses_temp) {
-        st = check_accessible(opts->d_temp);
+        st = libscan__check_accessible(opts->d_temp);
         if (st != LIBSCAN_SUCCESS) return st;
     }
 
@@ -105,28 +79,14 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
     call.d_total = opts->d_total;
     if (count == 0 && !opts->d_total) return LIBSCAN_SUCCESS;
 
-    void *owned = NULL;
-    void *temp = opts->d_temp;
-    size_t temp_size = opts->temp_bytes;
-    if (uses_temp && !temp) {
-        cudaError_t e = cudaMallocAsync(&owned, need, stream);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            return e == cudaErrorMemoryAllocation ? LIBSCAN_ERROR_OUT_OF_MEMORY : LIBSCAN_ERROR_CUDA;
-        }
-        temp = owned;
-        temp_size = need;
-    }
-    if (temp) {
-        uintptr_t t = (uintptr_t)temp, aligned = (t + TEMP_ALIGN - 1) & ~(uintptr_t)(TEMP_ALIGN - 1);
-        call.temp = (void *)aligned;
-        call.temp_bytes = temp_size - (size_t)(aligned - t);
-    }
+    libscan__temp_t t;
+    st = libscan__temp_acquire(opts->d_temp, opts->temp_bytes, uses_temp ? need : 0, stream, &t);
+    if (st != LIBSCAN_SUCCESS) return st;
+    call.temp = t.ptr;
+    call.temp_bytes = t.bytes;
     cudaError_t e = libscan__scan_launch(&call, stream);
-    if (owned) {
-        cudaError_t f = cudaFreeAsync(owned, stream);
-        if (e == cudaSuccess) e = f;
-    }
+    cudaError_t f = libscan__temp_release(&t, stream);
+    if (e == cudaSuccess) e = f;
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         return LIBSCAN_ERROR_CUDA;

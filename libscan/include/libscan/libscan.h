@@ -63,6 +63,7 @@
 #define LIBSCAN_LIBSCAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cuda_runtime_api.h>
 
 #include "libscan/version.h" /* generated: LIBSCAN_VERSION_{MAJOR,MINOR,PATCH} */
@@ -198,6 +199,132 @@ LIBSCAN_API libscan_status_t libscan_exclusive_scan(const void *d_in, void *d_ou
  */
 LIBSCAN_API libscan_status_t libscan_scan_temp_bytes(size_t count, libscan_dtype_t dtype,
                                                      size_t *temp_bytes);
+
+/* ------------------------------------------------------------------------- */
+/* Segmented scans                                                            */
+/* ------------------------------------------------------------------------- */
+/*
+ * A segmented scan restarts at the first element of every segment: each
+ * segment is scanned as if it were an array of its own. Same dtypes,
+ * operators, streams, temp, in-place (d_in == d_out allowed, partial overlap
+ * is OVERLAP) and determinism rules as the plain scans; the association is
+ * the plain scan's over (head, value) pairs. No carry-in or carry-out.
+ *
+ * Segments are given one of three ways:
+ *   head flags  one byte per element, non-zero starts a segment; element 0
+ *               always starts one, flagged or not.
+ *   offsets     num_segments + 1 non-decreasing 64-bit offsets (CSR):
+ *               segment s is [offsets[s], offsets[s+1]); empty segments are
+ *               allowed; elements before offsets[0] and from
+ *               offsets[num_segments] on are outside every segment and are
+ *               left untouched in d_out.
+ *   rows        a matrix of `rows` rows of `row_len` elements, row r starting
+ *               at element r * pitch (pitch >= row_len, in elements); every
+ *               row is a segment; elements between rows are untouched.
+ */
+
+/*
+ * Options for one segmented scan. Zero-initialise (or use
+ * LIBSCAN_SEGSCAN_OPTS_INIT) for the defaults.
+ *
+ * d_seg_init     NULL, or device array of one initial value per segment
+ *                (num_segments values; rows values; for head flags, one per
+ *                segment in order). Element i of segment s then gets
+ *                d_seg_init[s] (+) (the segment's scan up to i); an
+ *                exclusive scan writes d_seg_init[s] at the segment start.
+ *                Segment numbers travel in 31 bits: with d_seg_init, head
+ *                flags need count < 2^31 and offsets/rows fewer than 2^31
+ *                segments (else INVALID_ARGUMENT).
+ * d_temp, temp_bytes  as for libscan_scan_opts_t; size with
+ *                libscan_segmented_temp_bytes().
+ * trust_offsets  Offsets mode only. 0 (default): the offsets are copied to
+ *                the host and checked before anything is launched (this
+ *                call then synchronises with `stream` and is not capturable);
+ *                decreasing offsets or offsets beyond count give
+ *                INVALID_ARGUMENT. 1: no device read and no sync; valid
+ *                offsets are the caller's contract (invalid ones give
+ *                unspecified values inside d_out, never writes outside it).
+ */
+typedef struct libscan_segscan_opts {
+    const void *d_seg_init;
+    void *d_temp;
+    size_t temp_bytes;
+    int trust_offsets;
+} libscan_segscan_opts_t;
+
+#define LIBSCAN_SEGSCAN_OPTS_INIT {NULL, NULL, 0, 0}
+
+/* How segments are described, for libscan_segmented_temp_bytes(). */
+typedef enum libscan_segments {
+    LIBSCAN_SEGMENTS_FLAGS = 0,
+    LIBSCAN_SEGMENTS_OFFSETS = 1,
+    LIBSCAN_SEGMENTS_ROWS = 2
+} libscan_segments_t;
+
+/*
+ * libscan_segmented_inclusive_scan / libscan_segmented_exclusive_scan:
+ * segmented scan of `count` elements with one head-flag byte per element.
+ *
+ * d_in, d_out  device arrays of count elements (may be equal).
+ * d_flags      device array of count bytes; must not overlap d_out.
+ * Returns SUCCESS, NULL_POINTER (d_in, d_out or d_flags NULL with count > 0),
+ * INVALID_DTYPE, INVALID_OP, INVALID_ARGUMENT, TEMP_TOO_SMALL, OVERLAP,
+ * INVALID_POINTER, TOO_LARGE, OUT_OF_MEMORY or CUDA. Asynchronous.
+ */
+LIBSCAN_API libscan_status_t libscan_segmented_inclusive_scan(const void *d_in, void *d_out, size_t count,
+                                                              const unsigned char *d_flags, libscan_dtype_t dtype,
+                                                              libscan_op_t op, const libscan_segscan_opts_t *opts,
+                                                              cudaStream_t stream);
+LIBSCAN_API libscan_status_t libscan_segmented_exclusive_scan(const void *d_in, void *d_out, size_t count,
+                                                              const unsigned char *d_flags, libscan_dtype_t dtype,
+                                                              libscan_op_t op, const libscan_segscan_opts_t *opts,
+                                                              cudaStream_t stream);
+
+/*
+ * libscan_segmented_inclusive_scan_offsets / ..._exclusive_scan_offsets:
+ * segmented scan of the segments [d_offsets[s], d_offsets[s+1]) of an array
+ * of `count` elements, s < num_segments.
+ *
+ * d_offsets    device array of num_segments + 1 uint64_t; must not overlap
+ *              d_out.
+ * num_segments 0 is allowed only with count == 0 (else INVALID_ARGUMENT).
+ * Statuses as above; INVALID_ARGUMENT also for decreasing offsets or an
+ * offset > count (checked unless opts->trust_offsets; see the options).
+ */
+LIBSCAN_API libscan_status_t libscan_segmented_inclusive_scan_offsets(const void *d_in, void *d_out, size_t count,
+                                                                      const uint64_t *d_offsets, size_t num_segments,
+                                                                      libscan_dtype_t dtype, libscan_op_t op,
+                                                                      const libscan_segscan_opts_t *opts,
+                                                                      cudaStream_t stream);
+LIBSCAN_API libscan_status_t libscan_segmented_exclusive_scan_offsets(const void *d_in, void *d_out, size_t count,
+                                                                      const uint64_t *d_offsets, size_t num_segments,
+                                                                      libscan_dtype_t dtype, libscan_op_t op,
+                                                                      const libscan_segscan_opts_t *opts,
+                                                                      cudaStream_t stream);
+
+/*
+ * libscan_inclusive_scan_rows / libscan_exclusive_scan_rows: scan every row
+ * of a matrix, rows of row_len elements starting pitch elements apart (the
+ * batched scan that summed-area tables use). d_in and d_out share the pitch.
+ * rows * pitch must not exceed LIBSCAN_MAX_COUNT (else TOO_LARGE); pitch <
+ * row_len is INVALID_ARGUMENT. Statuses and rules as above.
+ */
+LIBSCAN_API libscan_status_t libscan_inclusive_scan_rows(const void *d_in, void *d_out, size_t rows, size_t row_len,
+                                                         size_t pitch, libscan_dtype_t dtype, libscan_op_t op,
+                                                         const libscan_segscan_opts_t *opts, cudaStream_t stream);
+LIBSCAN_API libscan_status_t libscan_exclusive_scan_rows(const void *d_in, void *d_out, size_t rows, size_t row_len,
+                                                         size_t pitch, libscan_dtype_t dtype, libscan_op_t op,
+                                                         const libscan_segscan_opts_t *opts, cudaStream_t stream);
+
+/*
+ * libscan_segmented_temp_bytes: *temp_bytes = the scratch a segmented scan
+ * of `count` logical elements needs (for rows: rows * row_len), described
+ * the given way. Offsets need about 4 more bytes per element (a tag array).
+ * Returns SUCCESS, NULL_POINTER, INVALID_DTYPE, INVALID_ARGUMENT (unknown
+ * segments value) or TOO_LARGE. Host-only.
+ */
+LIBSCAN_API libscan_status_t libscan_segmented_temp_bytes(size_t count, libscan_dtype_t dtype,
+                                                          libscan_segments_t segments, size_t *temp_bytes);
 
 /* ------------------------------------------------------------------------- */
 /* Helpers                                                                    */

@@ -39,4 +39,12 @@ template <size_t ELEMENT_BYTES> struct ClusterTuning {
     static constexpr int kItemsPerThread = ELEMENT_BYTES > 16 ? 1 : 16;
 };
 
+// Segmented scan (segmented.cuh): each item is a (32-bit tag, value) pair,
+// so tiles hold half the elements of the plain scan's for the same registers.
+// Provisional (not swept yet): 256 x 16 for 4-byte values, 256 x 8 above.
+template <size_t ELEMENT_BYTES> struct SegScanTuning {
+    static constexpr int kBlockThreads = 256;
+    static constexpr int kItemsPerThread = ELEMENT_BYTES <= 4 ? 16 : (ELEMENT_BYTES <= 8 ? 8 : 1);
+};
+
 } // namespace libscan
