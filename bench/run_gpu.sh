@@ -18,6 +18,8 @@
 #   --no-sanitizer   skip compute-sanitizer
 #   --no-bench       skip both benchmark runs
 #   --no-small       skip the latency run (bench_scan --small)
+#   --no-scan-bench  skip bench_scan's full table (keeps --small unless --no-small)
+#   --no-app-bench   skip the segmented, compact, radixsort and SAT benchmarks
 #   --bench-only     build bench_scan and run the benchmarks only (no ctest, no sanitizer)
 #   --leak-check     memcheck with --leak-check full
 #   --budget S       seconds for the whole script (default 540); each stage is
@@ -37,7 +39,7 @@ usage() { sed -n '2,/^[^#]/p' "$SCRIPT_DIR/run_gpu.sh" | sed -e '/^[^#]/d' -e 's
 ROOT=$(cd "$SCRIPT_DIR/.." && pwd) || exit 1
 cd "$ROOT" || exit 1
 
-LOGDIR="" LARGE=0 QUICK=0 SANITIZE=1 BENCH=1 SMALL=1 TESTS=1 LEAK=0 BUDGET=540
+LOGDIR="" LARGE=0 QUICK=0 SANITIZE=1 BENCH=1 SMALL=1 TESTS=1 LEAK=0 BUDGET=540 APPS=1 SCANBENCH=1
 JOBS=$(nproc 2>/dev/null || echo 4)
 ARGS="$*"
 while (($#)); do
@@ -47,6 +49,8 @@ while (($#)); do
         --no-sanitizer) SANITIZE=0 ;;
         --no-bench) BENCH=0 ;;
         --no-small) SMALL=0 ;;
+        --no-scan-bench) SCANBENCH=0 ;;
+        --no-app-bench) APPS=0 ;;
         --bench-only) TESTS=0 SANITIZE=0 BENCH=1 ;;
         --leak-check) LEAK=1 ;;
         --budget | --jobs)
@@ -421,10 +425,39 @@ run_bench() {
 if ((BENCH)); then
     args=(--csv "$LOGDIR/bench.csv")
     if ((QUICK)); then args+=(--logs "16,20,24,28"); fi
-    run_bench bench "$LOGDIR/bench.md" 240 "${args[@]}"
+    if ((SCANBENCH)); then run_bench bench "$LOGDIR/bench.md" 240 "${args[@]}"; fi
     if ((SMALL)); then
         run_bench small "$LOGDIR/bench-small.md" 120 --small --csv "$LOGDIR/bench.csv"
     fi
+fi
+
+# ---- 4b. benchmarks of the programs' libraries and the segmented scan -------------------
+
+# run_app_bench NAME TARGET CAP ARGS...: build TARGET in build-gpu, run it, output to NAME.md.
+run_app_bench() {
+    local name=$1 target=$2 cap=$3 bin rc lim status
+    shift 3
+    t=$SECONDS
+    LOG=$LOGDIR/build.log
+    DEADLINE=$((SECONDS + 120))
+    if ! ((FULL_CONFIGURED)) || ! step "build $target" cmake --build build-gpu -j "$JOBS" --target "$target"; then
+        record "$name" FAILED $((SECONDS - t)) "$target not built"
+        return
+    fi
+    bin=$(find build-gpu/bench -type f -name "$target" -perm -u+x | head -1)
+    lim=$(limit "$cap" bench)
+    timeout -k 10 "$lim" "$bin" "$@" >"$LOGDIR/$name.md" 2>"$TMPD/app.err"
+    rc=$?
+    { echo; echo "## $target stderr (rc=$rc; limit ${lim}s)"; echo; echo '```'; cat "$TMPD/app.err"; echo '```'; } >>"$LOGDIR/$name.md"
+    case $rc in 0) status=ok ;; 3) status=WRONG ;; 124 | 137) status=TIMEOUT ;; *) status=FAILED ;; esac
+    record "$name" "$status" $((SECONDS - t)) "$LOGDIR/$name.md"
+}
+
+if ((BENCH && APPS)); then
+    run_app_bench bench-segmented bench_segmented 120
+    run_app_bench bench-compact bench_compact 120
+    run_app_bench bench-radixsort bench_radixsort 180
+    run_app_bench bench-sat bench_sat 120
 fi
 
 # ---- 5. summary ------------------------------------------------------------------------
