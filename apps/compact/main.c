@@ -295,7 +295,10 @@ static int parse_value(const char *opt, const char *s, libscan_dtype_t t, compac
 static int read_flags(const options_t *o, size_t n, unsigned char **flags) {
     char err[ERRLEN];
     arr_array_t a;
-    arr_status_t st = arr_read(o->flags_path, ARR_FMT_AUTO, ARR_U8, &a, err, sizeof err);
+    /* Raw flag files are bytes; text lines are read as whatever numbers they
+     * hold (any integer is a flag; floats are refused below). */
+    const arr_dtype_t raw = arr_format_from_path(o->flags_path) == ARR_FMT_RAW ? ARR_U8 : ARR_NONE;
+    arr_status_t st = arr_read(o->flags_path, ARR_FMT_AUTO, raw, &a, err, sizeof err);
     if (st != ARR_OK) {
         app_error(PROG, "%s", err);
         return st == ARR_ERR_INPUT ? APP_EXIT_USAGE : APP_EXIT_INTERNAL;

@@ -127,7 +127,7 @@ check "partition indices" "0 2 4 1 3 5 6" "kept 3 of 7
 split 3" --gt 4 --partition --indices
 run 0 count "${c[@]}" "$tmp/a.txt" --count --gt 4 && stdout_is count 3
 run 0 "count unique" "${c[@]}" "$tmp/a.txt" --unique --count && stdout_is "count unique" 6
-printf '1\n0\n0\n1\n1\n0\n2\n' >"$tmp/flags.txt"
+printf '1\n0\n0\n1\n1\n0\n-300\n' >"$tmp/flags.txt"
 check flags "5 2 9 3" "kept 4 of 7" --flags "$tmp/flags.txt"
 check "flags partition" "5 2 9 3 1 7 3" "kept 4 of 7
 split 4" --flags "$tmp/flags.txt" --partition
@@ -141,6 +141,8 @@ run 1 "range reversed" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --range 7 3 && one_li
 run 1 "value not a number" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --gt abc && one_line "value not a number" --gt abc
 run 1 "value not an integer" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --gt 2.5 && one_line "value not an integer" --gt 2.5
 no_file "bad values" "$tmp/o.txt"
+printf '\x01\x00\x00\x01\x01\x00\x07' >"$tmp/flags.bin"
+check "raw flags" "5 2 9 3" "kept 4 of 7" --flags "$tmp/flags.bin"
 
 # Floats: NaN, signed zeros, infinities.
 printf 'nan\nnan\n-0\n0\n1.5\ninf\n-inf\n1.5\n' >"$tmp/f.txt"
