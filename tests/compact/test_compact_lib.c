@@ -367,6 +367,7 @@ static void run_gpu_opts(const tcase_t *c, size_t offset, bool in_place, bool ca
     LS_EXPECT(LIBSCAN_SUCCESS, gpu_call(c, &d, out, &o, s));
     size_t k = 0;
     LS_EXPECT(LIBSCAN_SUCCESS, compact_count_to_host(d.num, &k, s));
+    if (k > c->n) TFAIL("gpu %s: count %zu exceeds n = %zu", mode_names[c->mode], k, c->n);
     unsigned char *h_out = malloc(c->n * os + 8), *h_rej = malloc(c->n * os + 8);
     assert_non_null(h_out);
     assert_non_null(h_rej);
