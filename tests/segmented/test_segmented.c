@@ -1,0 +1,565 @@
+/* test_segmented.c -- libscan's segmented scans through the C API (label
+ * gpu): head flags, CSR offsets and matrix rows, every dtype x operator x
+ * inclusive/exclusive, against the CPU reference in seg_reference.c.
+ *
+ * Every case: fresh seeded random input, the output poisoned with 0xFF and
+ * surrounded by poisoned guard bytes, every element compared (elements
+ * outside every segment must keep their poison, or their input when in
+ * place), guards checked, every status and CUDA call checked. Tiles are
+ * 4096 elements for 4-byte and 2048 for 8-byte types. */
+#include "support/harness.h"
+#include "seg_reference.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GUARD 512 /* poisoned bytes on each side of the output */
+
+enum { M_FLAGS = 0, M_OFFSETS = 1, M_ROWS = 2 };
+enum { L_ONE, L_32, L_R100, L_R100K, L_ALL, L_TILES };
+static const char *const mode_names[3] = {"flags", "offsets", "rows"};
+
+static const libscan_dtype_t dtypes[6] = {LIBSCAN_U32, LIBSCAN_I32, LIBSCAN_U64, LIBSCAN_I64, LIBSCAN_F32, LIBSCAN_F64};
+static const libscan_op_t ops[3] = {LIBSCAN_OP_SUM, LIBSCAN_OP_MIN, LIBSCAN_OP_MAX};
+
+typedef struct scase {
+    libscan_dtype_t dt;
+    libscan_op_t op;
+    int excl, mode;
+    size_t n;    /* flags/offsets: elements inside segments */
+    int lens;    /* L_* */
+    int seg_init, caller_temp, in_place, trust, first_unflagged, empties;
+    size_t lead, tail;              /* offsets: elements before offsets[0] / after offsets[S] */
+    size_t rows, row_len, pitch;    /* rows */
+} scase_t;
+
+static char msg[1024];
+
+static void *xmalloc(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) TFAIL("out of host memory (%zu bytes)", bytes);
+    return p;
+}
+
+static size_t tile_elems(libscan_dtype_t dt) { return seg_esize(dt) == 4 ? 4096 : 2048; }
+
+/* Random elements: integers use every bit (sums wrap); float sums in
+ * [-1, 1); float min/max in [-1e6, 1e6] with some signed zeros. */
+static void fill_random(rng_t *r, libscan_dtype_t dt, libscan_op_t op, void *buf, size_t n) {
+    unsigned char *p = buf;
+    for (size_t i = 0; i < n; ++i) {
+        if (!seg_is_float(dt)) {
+            uint64_t v = rng_u64(r);
+            memcpy(p + i * seg_esize(dt), &v, seg_esize(dt));
+            continue;
+        }
+        double d;
+        if (op == LIBSCAN_OP_SUM) d = 2.0 * rng_unit(r) - 1.0;
+        else {
+            uint64_t k = rng_below(r, 64);
+            d = k == 0 ? 0.0 : k == 1 ? -0.0 : (2.0 * rng_unit(r) - 1.0) * 1e6;
+        }
+        if (dt == LIBSCAN_F32) {
+            float f = (float)d;
+            memcpy(p + i * 4, &f, 4);
+        } else {
+            memcpy(p + i * 8, &d, 8);
+        }
+    }
+}
+
+static size_t next_len(rng_t *r, const scase_t *c) {
+    const size_t t = tile_elems(c->dt);
+    switch (c->lens) {
+    case L_ONE: return 1;
+    case L_32: return 32;
+    case L_R100: return 1 + rng_below(r, 100);
+    case L_R100K: return 1 + rng_below(r, 100000);
+    case L_TILES: return 2 * t + rng_below(r, 6 * t);
+    default: return c->n ? c->n : 1;
+    }
+}
+
+static libscan_status_t do_call(const scase_t *c, const void *in, void *out, size_t count, const unsigned char *flags,
+                                const uint64_t *offs, size_t nseg, const libscan_segscan_opts_t *o) {
+    switch (c->mode) {
+    case M_FLAGS:
+        return c->excl ? libscan_segmented_exclusive_scan(in, out, count, flags, c->dt, c->op, o, 0)
+                       : libscan_segmented_inclusive_scan(in, out, count, flags, c->dt, c->op, o, 0);
+    case M_OFFSETS:
+        return c->excl ? libscan_segmented_exclusive_scan_offsets(in, out, count, offs, nseg, c->dt, c->op, o, 0)
+                       : libscan_segmented_inclusive_scan_offsets(in, out, count, offs, nseg, c->dt, c->op, o, 0);
+    default:
+        return c->excl ? libscan_exclusive_scan_rows(in, out, c->rows, c->row_len, c->pitch, c->dt, c->op, o, 0)
+                       : libscan_inclusive_scan_rows(in, out, c->rows, c->row_len, c->pitch, c->dt, c->op, o, 0);
+    }
+}
+
+static void describe(const scase_t *c, char *buf, size_t cap) {
+    snprintf(buf, cap,
+             "%s %s %s %s n=%zu lens=%d seg_init=%d caller_temp=%d in_place=%d trust=%d first_unflagged=%d "
+             "lead=%zu tail=%zu rows=%zu row_len=%zu pitch=%zu",
+             mode_names[c->mode], c->excl ? "exclusive" : "inclusive", seg_dtype_name(c->dt), seg_op_name(c->op), c->n,
+             c->lens, c->seg_init, c->caller_temp, c->in_place, c->trust, c->first_unflagged, c->lead, c->tail, c->rows,
+             c->row_len, c->pitch);
+}
+
+/* A prepared case: host inputs, segments, device buffers. */
+typedef struct prep {
+    size_t count, nseg, es;
+    unsigned char *h_in, *h_flags, *h_init;
+    uint64_t *h_offs;
+    unsigned char *d_in, *d_out_base, *d_out, *d_flags, *d_init, *d_temp;
+    uint64_t *d_offs;
+    size_t temp_bytes;
+} prep_t;
+
+static void prep_make(prep_t *p, const scase_t *c, rng_t *r) {
+    memset(p, 0, sizeof *p);
+    p->es = seg_esize(c->dt);
+    if (c->mode == M_ROWS) {
+        p->count = c->rows && c->row_len ? (c->rows - 1) * c->pitch + c->row_len : 0;
+        p->nseg = c->rows;
+    } else if (c->mode == M_FLAGS) {
+        p->count = c->n;
+        p->h_flags = xmalloc(p->count);
+        memset(p->h_flags, 0, p->count);
+        for (size_t b = 0; b < p->count;) {
+            p->h_flags[b] = (unsigned char)(1 + rng_below(r, 255)); /* any non-zero byte starts a segment */
+            b += next_len(r, c);
+        }
+        if (p->count && c->first_unflagged) p->h_flags[0] = 0;
+        p->nseg = seg_count_flags(p->h_flags, p->count);
+    } else {
+        p->count = c->lead + c->n + c->tail;
+        size_t cap = 16, s = 0;
+        p->h_offs = xmalloc(cap * sizeof *p->h_offs);
+        size_t pos = c->lead;
+        p->h_offs[0] = pos;
+        while (pos < c->lead + c->n || (c->n == 0 && s == 0)) {
+            size_t len = c->empties && rng_below(r, 8) == 0 ? 0 : next_len(r, c);
+            if (pos + len > c->lead + c->n) len = c->lead + c->n - pos;
+            if (s + 2 >= cap) {
+                cap *= 2;
+                uint64_t *q = realloc(p->h_offs, cap * sizeof *q);
+                if (!q) TFAIL("out of host memory");
+                p->h_offs = q;
+            }
+            pos += len;
+            p->h_offs[++s] = pos;
+            if (c->n == 0) break;
+        }
+        if (c->empties) { /* a trailing empty segment too */
+            p->h_offs[s + 1] = pos;
+            ++s;
+        }
+        p->nseg = s;
+    }
+    const size_t bytes = p->count * p->es;
+    p->h_in = xmalloc(bytes);
+    fill_random(r, c->dt, c->op, p->h_in, p->count);
+    if (c->seg_init) {
+        p->h_init = xmalloc(p->nseg * p->es);
+        fill_random(r, c->dt, c->op, p->h_init, p->nseg);
+    }
+    CUDA_CHECK(cudaMalloc((void **)&p->d_out_base, bytes + 2 * GUARD));
+    p->d_out = p->d_out_base + GUARD;
+    if (c->in_place) {
+        CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, bytes + 2 * GUARD));
+        if (bytes) CUDA_CHECK(cudaMemcpy(p->d_out, p->h_in, bytes, cudaMemcpyHostToDevice));
+        p->d_in = p->d_out;
+    } else {
+        CUDA_CHECK(cudaMalloc((void **)&p->d_in, bytes ? bytes : 1));
+        if (bytes) CUDA_CHECK(cudaMemcpy(p->d_in, p->h_in, bytes, cudaMemcpyHostToDevice));
+    }
+    if (p->h_flags) {
+        CUDA_CHECK(cudaMalloc((void **)&p->d_flags, p->count ? p->count : 1));
+        if (p->count) CUDA_CHECK(cudaMemcpy(p->d_flags, p->h_flags, p->count, cudaMemcpyHostToDevice));
+    }
+    if (p->h_offs) {
+        CUDA_CHECK(cudaMalloc((void **)&p->d_offs, (p->nseg + 1) * 8));
+        CUDA_CHECK(cudaMemcpy(p->d_offs, p->h_offs, (p->nseg + 1) * 8, cudaMemcpyHostToDevice));
+    }
+    if (p->h_init && p->nseg) {
+        CUDA_CHECK(cudaMalloc((void **)&p->d_init, p->nseg * p->es));
+        CUDA_CHECK(cudaMemcpy(p->d_init, p->h_init, p->nseg * p->es, cudaMemcpyHostToDevice));
+    }
+    if (c->caller_temp) {
+        const size_t logical = c->mode == M_ROWS ? c->rows * c->row_len : p->count;
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_segmented_temp_bytes(logical, c->dt, (libscan_segments_t)c->mode, &p->temp_bytes));
+        if (p->temp_bytes) CUDA_CHECK(cudaMalloc((void **)&p->d_temp, p->temp_bytes));
+    }
+}
+
+static void prep_poison(prep_t *p, const scase_t *c) {
+    if (c->in_place) {
+        CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, p->count * p->es + 2 * GUARD));
+        if (p->count) CUDA_CHECK(cudaMemcpy(p->d_out, p->h_in, p->count * p->es, cudaMemcpyHostToDevice));
+    } else {
+        CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, p->count * p->es + 2 * GUARD));
+    }
+}
+
+static void prep_free(prep_t *p, const scase_t *c) {
+    if (!c->in_place) CUDA_CHECK(cudaFree(p->d_in));
+    CUDA_CHECK(cudaFree(p->d_out_base));
+    if (p->d_flags) CUDA_CHECK(cudaFree(p->d_flags));
+    if (p->d_offs) CUDA_CHECK(cudaFree(p->d_offs));
+    if (p->d_init) CUDA_CHECK(cudaFree(p->d_init));
+    if (p->d_temp) CUDA_CHECK(cudaFree(p->d_temp));
+    free(p->h_in);
+    free(p->h_flags);
+    free(p->h_offs);
+    free(p->h_init);
+    memset(p, 0, sizeof *p);
+}
+
+static libscan_status_t prep_call(const prep_t *p, const scase_t *c) {
+    libscan_segscan_opts_t o = LIBSCAN_SEGSCAN_OPTS_INIT;
+    o.d_seg_init = c->seg_init ? p->d_init : NULL;
+    o.d_temp = p->d_temp;
+    o.temp_bytes = p->d_temp ? p->temp_bytes : 0;
+    o.trust_offsets = c->trust;
+    return do_call(c, p->count ? p->d_in : NULL, p->count ? p->d_out : NULL, p->count, p->d_flags, p->d_offs, p->nseg,
+                   &o);
+}
+
+/* Copies the output back with its guards; checks the guards. Returns the
+ * output (count elements, caller frees the base: *base). */
+static unsigned char *fetch(const prep_t *p, unsigned char **base, const char *ctx) {
+    const size_t bytes = p->count * p->es;
+    unsigned char *h = xmalloc(bytes + 2 * GUARD);
+    CUDA_CHECK(cudaMemcpy(h, p->d_out_base, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < GUARD; ++i)
+        if (h[i] != 0xFF || h[GUARD + bytes + i] != 0xFF) {
+            free(h);
+            TFAIL("%s: a guard byte around the output was written", ctx);
+        }
+    *base = h;
+    return h + GUARD;
+}
+
+static void check_case(const scase_t *c, uint64_t idx) {
+    char ctx[512];
+    describe(c, ctx, sizeof ctx);
+    rng_t r;
+    rng_init(&r, "case", idx);
+    prep_t p;
+    prep_make(&p, c, &r);
+    prep_poison(&p, c);
+    libscan_status_t st = prep_call(&p, c);
+    if (st != LIBSCAN_SUCCESS) TFAIL("%s: returned %s", ctx, libscan_status_string(st));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    unsigned char *base;
+    unsigned char *got = fetch(&p, &base, ctx);
+
+    seg_ref_t ref;
+    if (seg_ref_init(&ref, c->dt, c->op, c->excl, p.count)) TFAIL("out of host memory");
+    if (c->mode == M_FLAGS) seg_ref_flags(&ref, p.h_in, p.h_flags, p.h_init);
+    else if (c->mode == M_OFFSETS) seg_ref_offsets(&ref, p.h_in, p.h_offs, p.nseg, p.h_init);
+    else seg_ref_rows(&ref, p.h_in, c->rows, c->row_len, c->pitch, p.h_init);
+    int bad = seg_ref_check(&ref, got, c->in_place ? p.h_in : NULL, msg, sizeof msg);
+    seg_ref_free(&ref);
+    free(base);
+    prep_free(&p, c);
+    if (bad) TFAIL("%s: %s", ctx, msg);
+}
+
+static scase_t base_case(libscan_dtype_t dt, libscan_op_t op, int excl, int mode) {
+    scase_t c;
+    memset(&c, 0, sizeof c);
+    c.dt = dt, c.op = op, c.excl = excl, c.mode = mode;
+    return c;
+}
+
+/* Every dtype x op x inclusive/exclusive in one segment description. */
+static void matrix(int mode) {
+    uint64_t idx = (uint64_t)mode << 32;
+    static const int patterns[5] = {L_ONE, L_32, L_R100, L_ALL, L_TILES};
+    static const size_t row_shapes[3][3] = {{300, 1, 3}, {200, 64, 64}, {40, 1000, 1037}};
+    for (int d = 0; d < 6; ++d)
+        for (int o = 0; o < 3; ++o)
+            for (int e = 0; e < 2; ++e) {
+                scase_t c = base_case(dtypes[d], ops[o], e, mode);
+                if (mode == M_ROWS) {
+                    for (int k = 0; k < 3; ++k) {
+                        c.rows = row_shapes[k][0], c.row_len = row_shapes[k][1], c.pitch = row_shapes[k][2];
+                        c.seg_init = k == 2, c.caller_temp = k == 1;
+                        check_case(&c, idx++);
+                    }
+                    c.rows = 1, c.row_len = 1, c.pitch = 1; /* n = 1 */
+                    check_case(&c, idx++);
+                    c.rows = 0; /* n = 0 */
+                    check_case(&c, idx++);
+                    continue;
+                }
+                c.n = (size_t)1 << 17;
+                c.lead = mode == M_OFFSETS ? 37 : 0;
+                c.tail = mode == M_OFFSETS ? 101 : 0;
+                c.empties = mode == M_OFFSETS;
+                c.first_unflagged = 1;
+                for (int k = 0; k < 5; ++k) {
+                    c.lens = patterns[k];
+                    check_case(&c, idx++);
+                }
+                /* per-segment initial values, caller temp */
+                c.lens = L_R100, c.seg_init = 1, c.caller_temp = 1, c.first_unflagged = 0;
+                check_case(&c, idx++);
+                /* n = 1 and n = 0 */
+                c.n = 1, c.lead = c.tail = 0;
+                check_case(&c, idx++);
+                c.seg_init = 0;
+                c.n = 0;
+                check_case(&c, idx++);
+            }
+}
+
+static void test_matrix_flags(void **state) {
+    (void)state;
+    test_require_gpu();
+    matrix(M_FLAGS);
+}
+static void test_matrix_offsets(void **state) {
+    (void)state;
+    test_require_gpu();
+    matrix(M_OFFSETS);
+}
+static void test_matrix_rows(void **state) {
+    (void)state;
+    test_require_gpu();
+    matrix(M_ROWS);
+}
+
+/* Segments of up to 100000 elements and one segment of everything, 2^22
+ * elements, every dtype, sum and max, with and without initial values. */
+static void test_long_segments(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 1000;
+    for (int d = 0; d < 6; ++d)
+        for (int mode = 0; mode < 2; ++mode)
+            for (int e = 0; e < 2; ++e) {
+                scase_t c = base_case(dtypes[d], e ? LIBSCAN_OP_MAX : LIBSCAN_OP_SUM, e, mode);
+                c.n = ((size_t)1 << 22) - 3;
+                c.lens = L_R100K;
+                c.seg_init = d & 1;
+                c.lead = mode == M_OFFSETS ? 5000 : 0, c.tail = mode == M_OFFSETS ? 3 : 0;
+                check_case(&c, idx++);
+                c.lens = L_ALL;
+                c.seg_init = !c.seg_init;
+                check_case(&c, idx++);
+            }
+}
+
+/* Rows of 2^20 elements, a few of them, with a gap between rows. */
+static void test_rows_long(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 2000;
+    for (int d = 0; d < 6; ++d)
+        for (int e = 0; e < 2; ++e) {
+            scase_t c = base_case(dtypes[d], e ? LIBSCAN_OP_MIN : LIBSCAN_OP_SUM, e, M_ROWS);
+            c.rows = 3, c.row_len = (size_t)1 << 20, c.pitch = ((size_t)1 << 20) + 77;
+            c.seg_init = e;
+            check_case(&c, idx++);
+        }
+}
+
+static void test_in_place(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 3000;
+    for (int d = 0; d < 6; ++d)
+        for (int mode = 0; mode < 3; ++mode)
+            for (int e = 0; e < 2; ++e) {
+                scase_t c = base_case(dtypes[d], ops[(d + mode + e) % 3], e, mode);
+                c.in_place = 1;
+                c.n = 100003, c.lens = L_R100;
+                c.lead = mode == M_OFFSETS ? 64 : 0, c.tail = mode == M_OFFSETS ? 64 : 0;
+                c.empties = 1;
+                c.seg_init = e;
+                c.rows = 70, c.row_len = 1000, c.pitch = 1031;
+                check_case(&c, idx++);
+            }
+}
+
+/* Caller temp of exactly libscan_segmented_temp_bytes() and library temp
+ * give the same bits (f32 sums, where association would show). */
+static void test_caller_and_library_temp(void **state) {
+    (void)state;
+    test_require_gpu();
+    for (int mode = 0; mode < 3; ++mode) {
+        scase_t c = base_case(LIBSCAN_F32, LIBSCAN_OP_SUM, mode == 1, mode);
+        c.n = 1000003, c.lens = L_TILES;
+        c.lead = mode == M_OFFSETS ? 9 : 0;
+        c.rows = 5, c.row_len = 200000, c.pitch = 200001;
+        rng_t r;
+        rng_init(&r, "temp", (uint64_t)mode);
+        prep_t p;
+        prep_make(&p, &c, &r);
+        unsigned char *outs[2], *bases[2];
+        for (int k = 0; k < 2; ++k) {
+            c.caller_temp = k;
+            if (k) {
+                const size_t logical = mode == M_ROWS ? c.rows * c.row_len : p.count;
+                LS_EXPECT(LIBSCAN_SUCCESS,
+                          libscan_segmented_temp_bytes(logical, c.dt, (libscan_segments_t)mode, &p.temp_bytes));
+                if (p.temp_bytes) CUDA_CHECK(cudaMalloc((void **)&p.d_temp, p.temp_bytes));
+            }
+            prep_poison(&p, &c);
+            LS_EXPECT(LIBSCAN_SUCCESS, prep_call(&p, &c));
+            CUDA_CHECK(cudaDeviceSynchronize());
+            outs[k] = fetch(&p, &bases[k], mode_names[mode]);
+        }
+        int same = memcmp(outs[0], outs[1], p.count * p.es) == 0;
+        free(bases[0]);
+        free(bases[1]);
+        prep_free(&p, &c);
+        if (!same) TFAIL("%s: caller temp and library temp give different bits", mode_names[mode]);
+        c.caller_temp = 1;
+        check_case(&c, 4000 + (uint64_t)mode);
+    }
+}
+
+static void test_trust_offsets(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 5000;
+    for (int d = 0; d < 6; ++d)
+        for (int e = 0; e < 2; ++e) {
+            scase_t c = base_case(dtypes[d], ops[d % 3], e, M_OFFSETS);
+            c.trust = 1, c.empties = 1;
+            c.n = 300000, c.lens = d & 1 ? L_TILES : L_R100;
+            c.lead = 1000, c.tail = 2049;
+            c.seg_init = e, c.caller_temp = d & 1;
+            check_case(&c, idx++);
+        }
+}
+
+/* First element without a head flag, and a flag array with no flag at all:
+ * element 0 still starts a segment. */
+static void test_first_unflagged(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 6000;
+    for (int d = 0; d < 6; ++d)
+        for (int e = 0; e < 2; ++e) {
+            scase_t c = base_case(dtypes[d], LIBSCAN_OP_SUM, e, M_FLAGS);
+            c.first_unflagged = 1, c.n = 50000, c.lens = L_R100, c.seg_init = 1;
+            check_case(&c, idx++);
+            c.lens = L_ALL, c.n = 20000; /* only flags[0] would be set, and it is not */
+            check_case(&c, idx++);
+        }
+}
+
+/* Decreasing offsets, offsets > count: INVALID_ARGUMENT, nothing written. */
+static void test_invalid_offsets(void **state) {
+    (void)state;
+    test_require_gpu();
+    const size_t n = 10000, es = 4;
+    uint64_t bad[4][5] = {
+        {0, 100, 50, 200, 10000},   /* decreasing */
+        {0, 100, 200, 300, 10001},  /* last > count */
+        {20000, 20000, 20000, 20000, 20000}, /* all beyond count */
+        {10, 9, 9, 9, 9},           /* decreasing at the start */
+    };
+    unsigned char *d_in, *d_base;
+    uint64_t *d_offs;
+    CUDA_CHECK(cudaMalloc((void **)&d_in, n * es));
+    CUDA_CHECK(cudaMemset(d_in, 1, n * es));
+    CUDA_CHECK(cudaMalloc((void **)&d_base, n * es + 2 * GUARD));
+    CUDA_CHECK(cudaMalloc((void **)&d_offs, sizeof bad[0]));
+    unsigned char *h = xmalloc(n * es + 2 * GUARD);
+    for (int k = 0; k < 4; ++k)
+        for (int e = 0; e < 2; ++e) {
+            CUDA_CHECK(cudaMemcpy(d_offs, bad[k], sizeof bad[k], cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaMemset(d_base, 0xFF, n * es + 2 * GUARD));
+            libscan_segscan_opts_t o = LIBSCAN_SEGSCAN_OPTS_INIT;
+            o.trust_offsets = 0;
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT,
+                      e ? libscan_segmented_exclusive_scan_offsets(d_in, d_base + GUARD, n, d_offs, 4, LIBSCAN_U32,
+                                                                   LIBSCAN_OP_SUM, &o, 0)
+                        : libscan_segmented_inclusive_scan_offsets(d_in, d_base + GUARD, n, d_offs, 4, LIBSCAN_U32,
+                                                                   LIBSCAN_OP_SUM, NULL, 0));
+            CUDA_CHECK(cudaDeviceSynchronize());
+            CUDA_CHECK(cudaMemcpy(h, d_base, n * es + 2 * GUARD, cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < n * es + 2 * GUARD; ++i)
+                if (h[i] != 0xFF) {
+                    free(h);
+                    TFAIL("invalid offsets set %d: output byte %lld was written", k, (long long)i - GUARD);
+                }
+        }
+    free(h);
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_base));
+    CUDA_CHECK(cudaFree(d_offs));
+}
+
+/* Float sums: 20 runs give bitwise the same output, in every mode. */
+static void test_float_determinism(void **state) {
+    (void)state;
+    test_require_gpu();
+    for (int f = 0; f < 2; ++f)
+        for (int mode = 0; mode < 3; ++mode) {
+            scase_t c = base_case(f ? LIBSCAN_F64 : LIBSCAN_F32, LIBSCAN_OP_SUM, mode == 2, mode);
+            c.n = (size_t)1 << 21, c.lens = f ? L_R100K : L_TILES;
+            c.lead = mode == M_OFFSETS ? 3 : 0;
+            c.rows = 4, c.row_len = 300000, c.pitch = 300000;
+            c.seg_init = mode == 1;
+            rng_t r;
+            rng_init(&r, "determinism", (uint64_t)(f * 3 + mode));
+            prep_t p;
+            prep_make(&p, &c, &r);
+            unsigned char *first_base = NULL, *first = NULL;
+            for (int run = 0; run < 20; ++run) {
+                prep_poison(&p, &c);
+                LS_EXPECT(LIBSCAN_SUCCESS, prep_call(&p, &c));
+                CUDA_CHECK(cudaDeviceSynchronize());
+                unsigned char *b;
+                unsigned char *got = fetch(&p, &b, "determinism");
+                if (!first) {
+                    first = got, first_base = b;
+                    continue;
+                }
+                int same = memcmp(first, got, p.count * p.es) == 0;
+                free(b);
+                if (!same) {
+                    free(first_base);
+                    TFAIL("%s %s sum: run %d differs bitwise from run 0", mode_names[mode], f ? "f64" : "f32", run);
+                }
+            }
+            free(first_base);
+            prep_free(&p, &c);
+            check_case(&c, 7000 + (uint64_t)(f * 3 + mode));
+        }
+}
+
+/* One 2^28-element u32 sum with head flags (random lengths 1..100). */
+static void test_u32_sum_flags_2p28(void **state) {
+    (void)state;
+    test_require_gpu();
+    scase_t c = base_case(LIBSCAN_U32, LIBSCAN_OP_SUM, 0, M_FLAGS);
+    c.n = (size_t)1 << 28, c.lens = L_R100;
+    check_case(&c, 8000);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_matrix_flags),
+        cmocka_unit_test(test_matrix_offsets),
+        cmocka_unit_test(test_matrix_rows),
+        cmocka_unit_test(test_long_segments),
+        cmocka_unit_test(test_rows_long),
+        cmocka_unit_test(test_in_place),
+        cmocka_unit_test(test_caller_and_library_temp),
+        cmocka_unit_test(test_trust_offsets),
+        cmocka_unit_test(test_first_unflagged),
+        cmocka_unit_test(test_invalid_offsets),
+        cmocka_unit_test(test_float_determinism),
+        cmocka_unit_test(test_u32_sum_flags_2p28),
+    };
+    test_begin("test_segmented");
+    return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
+}
