@@ -60,7 +60,7 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
     }
     /* Small scans run in one cluster launch and never touch temp. */
     const bool uses_temp = need && libscan__scan_uses_temp(count, dtype, op);
-    if (opts->d_temp && uses_temp) {
+    if (opts->d_temp && need) { /* checked even where the small path ignores it */
         st = libscan__check_accessible(opts->d_temp);
         if (st != LIBSCAN_SUCCESS) return st;
     }
