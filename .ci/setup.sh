@@ -2,8 +2,8 @@
 # setup.sh -- the README's two commands, for a fresh Debian/Ubuntu machine
 # that has the CUDA toolkit (nvcc) installed:
 #
-#   bash .ci/setup.sh demo   install missing packages, build, run the scan demo
-#                            on data/sample_prices.txt
+#   bash .ci/setup.sh demo   install missing packages, build, run sat_blur on the
+#                            sample scene (data/scene) into build/scene_blur.png
 #   bash .ci/setup.sh test   install missing packages, build everything with
 #                            warnings as errors, run the tests (ctest -LE large)
 #
@@ -145,9 +145,11 @@ demo)
     # Only the library and the programs (the test command turns the rest on).
     cmake -S . -B "$BUILD_DIR" -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS" \
         -DLIBSCAN_BUILD_APPS=ON -DLIBSCAN_BUILD_TESTS=OFF -DLIBSCAN_BUILD_BENCH=OFF
-    cmake --build "$BUILD_DIR" --parallel "$(jobs)" --target scan_demo
-    say "running: scan_demo data/sample_prices.txt (running sum of 365 daily prices)"
-    "$BUILD_DIR/apps/scan_demo/scan_demo" data/sample_prices.txt
+    cmake --build "$BUILD_DIR" --parallel "$(jobs)" --target sat_blur
+    say "running: sat_blur data/scene/scene.png $BUILD_DIR/scene_blur.png --depth data/scene/depth.png --focus 0.3"
+    "$BUILD_DIR/apps/sat_blur/sat_blur" data/scene/scene.png "$BUILD_DIR/scene_blur.png" \
+        --depth data/scene/depth.png --focus 0.3 --timing
+    say "wrote $BUILD_DIR/scene_blur.png (depth-of-field blur of data/scene/scene.png, focused on the near sphere)"
     ;;
 test)
     cmake -S . -B "$BUILD_DIR" -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS" -DLIBSCAN_WERROR=ON \

@@ -76,7 +76,9 @@ static libscan_status_t segmented(libscan__seg_call_t *c, const libscan_segscan_
 
     const size_t flag_bytes = c->mode == LIBSCAN_SEGMENTS_FLAGS ? n : 0;
     const size_t off_bytes = c->mode == LIBSCAN_SEGMENTS_OFFSETS ? (c->num_segments + 1) * sizeof(uint64_t) : 0;
-    const size_t init_segs = c->mode == LIBSCAN_SEGMENTS_FLAGS ? n : c->mode == LIBSCAN_SEGMENTS_ROWS ? (c->row_len ? n / c->row_len : 0) : c->num_segments;
+    /* With head flags the number of segments is not known here: only the
+     * first value is checked for overlap (the rest is the caller's contract). */
+    const size_t init_segs = c->mode == LIBSCAN_SEGMENTS_FLAGS ? (n ? 1 : 0) : c->mode == LIBSCAN_SEGMENTS_ROWS ? (c->row_len ? n / c->row_len : 0) : c->num_segments;
     const size_t init_bytes = opts->d_seg_init ? init_segs * esize : 0;
     if (c->in != c->out && libscan__overlaps(c->in, bytes, c->out, bytes)) return LIBSCAN_ERROR_OVERLAP;
     if (libscan__overlaps(c->flags, flag_bytes, c->out, bytes) || libscan__overlaps(c->offsets, off_bytes, c->out, bytes) ||

@@ -258,15 +258,19 @@ __global__ void __launch_bounds__(BLOCK)
 // Offsets -> tags: for each non-empty segment s, tag_words[offsets[s]] =
 // kSegHead | s (an empty segment writes nothing). Also publishes the range.
 template <typename OFF>
-__global__ void offsets_to_tags_kernel(const OFF *offsets, size_t num_segments, uint32_t *tag_words, uint64_t *range) {
-    const size_t s = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (s == 0) {
-        range[0] = static_cast<uint64_t>(offsets[0]);
-        range[1] = static_cast<uint64_t>(offsets[num_segments]);
+__global__ void offsets_to_tags_kernel(const OFF *offsets, size_t num_segments, size_t n, uint32_t *tag_words,
+                                       uint64_t *range) {
+    const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (first == 0) {
+        // Clamped, so that offsets the caller vouched for but got wrong can
+        // never make the scan write outside d_out.
+        const uint64_t lo = static_cast<uint64_t>(offsets[0]), hi = static_cast<uint64_t>(offsets[num_segments]);
+        range[0] = lo < n ? lo : n;
+        range[1] = hi < n ? hi : n;
     }
-    if (s < num_segments) {
+    for (size_t s = first; s < num_segments; s += static_cast<size_t>(gridDim.x) * blockDim.x) {
         const OFF b = offsets[s], e = offsets[s + 1];
-        if (b < e) tag_words[b] = kSegHead | static_cast<uint32_t>(s & kSegIdMask);
+        if (b < e && static_cast<size_t>(b) < n) tag_words[b] = kSegHead | static_cast<uint32_t>(s & kSegIdMask);
     }
 }
 
@@ -317,9 +321,10 @@ struct DeviceSegmentedScan {
         uint32_t *tags = reinterpret_cast<uint32_t *>(base + 256);
         cudaError_t e = cudaMemsetAsync(tags, 0, a.n * 4, stream);
         if (e != cudaSuccess) return e;
-        const size_t blocks = (num_segments + 255) / 256;
+        size_t blocks = (num_segments + 255) / 256;
+        if (blocks > 65536) blocks = 65536; // the kernel strides over the rest
         detail::offsets_to_tags_kernel<OFF><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(d_offsets, num_segments,
-                                                                                               tags, range);
+                                                                                               a.n, tags, range);
         if ((e = cudaGetLastError()) != cudaSuccess) return e;
         a.d_range = range;
         const bool aligned = reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
