@@ -196,6 +196,10 @@ static int write_png(FILE *fp, const img_t *img, char *msg, size_t msglen)
     png_set_write_fn(png, &s, png_on_write, png_on_flush);
     png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, img->bits, types[img->channels],
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    /* Adaptive row filters without Paeth: Paeth's trial encodings cost about
+     * a third of the encode time of a 4K image and gave no smaller files on
+     * the sample scene or its blurred output (measured 2026-11-21). */
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB | PNG_FILTER_UP | PNG_FILTER_AVG);
     png_write_info(png, info);
     if (img->bits == 16 && img__little_endian())
         png_set_swap(png);

@@ -14,18 +14,50 @@
 #define SAT_HD static inline
 #endif
 
-/* S(x, y) of channel c of a uint32 table, 0 when x or y is -1. */
-SAT_HD uint32_t sat__u32_at(const unsigned char *t, size_t pitch, int channels, long long x, long long y, int c) {
-    if (x < 0 || y < 0) return 0u;
-    return ((const uint32_t *)(const void *)(t + (size_t)y * pitch))[(size_t)x * (size_t)channels + (size_t)c];
+/* All channels of S(x, y) of a uint32 table, 0 when x or y is -1. On the GPU
+ * a 4-channel corner on a 16-byte boundary is one vector load. */
+SAT_HD void sat__u32_corner(const unsigned char *t, size_t pitch, int channels, long long x, long long y,
+                            uint32_t v[4]) {
+    if (x < 0 || y < 0) {
+        v[0] = v[1] = v[2] = v[3] = 0u;
+        return;
+    }
+    const uint32_t *p = (const uint32_t *)(const void *)(t + (size_t)y * pitch) + (size_t)x * (size_t)channels;
+#ifdef __CUDA_ARCH__
+    if (channels == 4 && ((uintptr_t)p & 15u) == 0) {
+        const uint4 q = __ldg((const uint4 *)(const void *)p);
+        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+        return;
+    }
+#endif
+    for (int c = 0; c < channels; ++c) v[c] = p[c];
 }
 
-/* Sum of channel c over [x0, x1] x [y0, y1] (inclusive, inside the image),
- * modulo 2^32: exact when the true sum is below 2^32. */
-SAT_HD uint32_t sat__u32_box(const unsigned char *t, size_t pitch, int channels, long long x0, long long y0,
-                             long long x1, long long y1, int c) {
-    return sat__u32_at(t, pitch, channels, x1, y1, c) - sat__u32_at(t, pitch, channels, x0 - 1, y1, c) -
-           sat__u32_at(t, pitch, channels, x1, y0 - 1, c) + sat__u32_at(t, pitch, channels, x0 - 1, y0 - 1, c);
+/* Sums of every channel over [x0, x1] x [y0, y1] (inclusive, inside the
+ * image), modulo 2^32: exact when the true sum is below 2^32. */
+SAT_HD void sat__u32_box(const unsigned char *t, size_t pitch, int channels, long long x0, long long y0, long long x1,
+                         long long y1, uint32_t s[4]) {
+    uint32_t a[4], b[4], c[4], d[4];
+    sat__u32_corner(t, pitch, channels, x1, y1, a);
+    sat__u32_corner(t, pitch, channels, x0 - 1, y1, b);
+    sat__u32_corner(t, pitch, channels, x1, y0 - 1, c);
+    sat__u32_corner(t, pitch, channels, x0 - 1, y0 - 1, d);
+    for (int k = 0; k < channels; ++k) s[k] = a[k] - b[k] - c[k] + d[k];
+}
+
+/* floor(a / b) for a < 2^48 and 0 < b < 2^48, given inv = 1.0 / b. The
+ * double estimate is within 1/16 of a / b, so its floor is off by at most
+ * one, and one integer step makes it exact: the result does not depend on
+ * how either compiler rounds, and there is no 64-bit division (which the
+ * GPU runs as a long software loop). */
+SAT_HD uint64_t sat__div_floor(uint64_t a, uint64_t b, double inv) {
+    uint64_t q = (uint64_t)((double)a * inv);
+    const uint64_t p = q * b;
+    if (p > a)
+        q -= 1u;
+    else if (a - p >= b)
+        q += 1u;
+    return q;
 }
 
 /* 16.16 fixed-point means of the box of half-width R around (x, y), clamped
@@ -36,12 +68,22 @@ SAT_HD void sat__box_means(const unsigned char *t, size_t pitch, int channels, c
     const long long x0 = (long long)(x >= R ? x - R : 0), y0 = (long long)(y >= R ? y - R : 0);
     const long long x1 = (long long)(x + R < width ? x + R : width - 1);
     const long long y1 = (long long)(y + R < height ? y + R : height - 1);
-    const uint64_t weight = wt ? (uint64_t)sat__u32_box(wt, wpitch, 1, x0, y0, x1, y1, 0)
-                               : (uint64_t)(x1 - x0 + 1) * (uint64_t)(y1 - y0 + 1);
-    for (int c = 0; c < channels; ++c) {
-        const uint64_t s = sat__u32_box(t, pitch, channels, x0, y0, x1, y1, c);
-        m[c] = weight ? (s << 16) / weight : 0u;
+    uint64_t weight;
+    if (wt) {
+        uint32_t w[4];
+        sat__u32_box(wt, wpitch, 1, x0, y0, x1, y1, w);
+        weight = w[0];
+    } else {
+        weight = (uint64_t)(x1 - x0 + 1) * (uint64_t)(y1 - y0 + 1);
     }
+    uint32_t s[4];
+    sat__u32_box(t, pitch, channels, x0, y0, x1, y1, s);
+    if (!weight) {
+        for (int c = 0; c < channels; ++c) m[c] = 0u;
+        return;
+    }
+    const double inv = 1.0 / (double)weight;
+    for (int c = 0; c < channels; ++c) m[c] = sat__div_floor((uint64_t)s[c] << 16, weight, inv);
 }
 
 /* The filtered pixel (x, y) for radius r_q8 (8.8 fixed point): the two

@@ -52,21 +52,26 @@ sat_status_t build_channels(const sat_image_t *in, const sat_image_t *out, unsig
     return SAT_ERROR_INVALID_ARGUMENT;
 }
 
-__global__ void filter_kernel(const unsigned char *t, size_t pitch, int channels, const unsigned char *wt,
-                              size_t wpitch, size_t width, size_t height, const unsigned char *radius,
-                              size_t rpitch, unsigned uniform_q8, unsigned char *out, size_t opitch, int out16) {
+// One thread per column, looping down the rows. C is a template parameter so
+// the per-channel loops of filter_math.h unroll and the corners of a
+// 4-channel table load as vectors.
+template <int C>
+__global__ void filter_kernel(const unsigned char *__restrict__ t, size_t pitch, const unsigned char *__restrict__ wt,
+                              size_t wpitch, size_t width, size_t height, const unsigned char *__restrict__ radius,
+                              size_t rpitch, unsigned uniform_q8, unsigned char *__restrict__ out, size_t opitch,
+                              int out16) {
     const size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (x >= width) return;
     for (size_t y = (size_t)blockIdx.y * blockDim.y + threadIdx.y; y < height; y += (size_t)gridDim.y * blockDim.y) {
-        const unsigned r = radius ? reinterpret_cast<const uint16_t *>(radius + y * rpitch)[x] : uniform_q8;
+        const unsigned r = radius ? __ldg(reinterpret_cast<const uint16_t *>(radius + y * rpitch) + x) : uniform_q8;
         uint32_t v[4];
-        sat__filter_pixel(t, pitch, channels, wt, wpitch, width, height, x, y, r, v);
+        sat__filter_pixel(t, pitch, C, wt, wpitch, width, height, x, y, r, v);
         if (out16) {
-            uint16_t *o = reinterpret_cast<uint16_t *>(out + y * opitch) + x * channels;
-            for (int c = 0; c < channels; ++c) o[c] = (uint16_t)(v[c] > 65535u ? 65535u : v[c]);
+            uint16_t *o = reinterpret_cast<uint16_t *>(out + y * opitch) + x * C;
+            for (int c = 0; c < C; ++c) o[c] = (uint16_t)(v[c] > 65535u ? 65535u : v[c]);
         } else {
-            uint8_t *o = reinterpret_cast<uint8_t *>(out + y * opitch) + x * channels;
-            for (int c = 0; c < channels; ++c) o[c] = (uint8_t)(v[c] > 255u ? 255u : v[c]);
+            uint8_t *o = reinterpret_cast<uint8_t *>(out + y * opitch) + x * C;
+            for (int c = 0; c < C; ++c) o[c] = (uint8_t)(v[c] > 255u ? 255u : v[c]);
         }
     }
 }
@@ -164,10 +169,22 @@ extern "C" sat_status_t sat_box_filter(const sat_image_t *table, const sat_image
     const size_t gx = (table->width + block.x - 1) / block.x, gy = (table->height + block.y - 1) / block.y;
     if (gx > 0x7fffffffu) return SAT_ERROR_INVALID_ARGUMENT;
     const dim3 grid((unsigned)gx, (unsigned)(gy < 65535 ? gy : 65535)); // y loops beyond 65535 blocks
-    filter_kernel<<<grid, block, 0, stream>>>(
-        static_cast<const unsigned char *>(table->data), table->pitch, table->channels,
-        wtable ? static_cast<const unsigned char *>(wtable->data) : nullptr, wtable ? wtable->pitch : 0,
-        table->width, table->height, reinterpret_cast<const unsigned char *>(d_radius_q8), radius_pitch,
-        uniform_radius_q8, static_cast<unsigned char *>(out->data), out->pitch, out->type == SAT_U16);
+    const unsigned char *t = static_cast<const unsigned char *>(table->data);
+    const unsigned char *wt = wtable ? static_cast<const unsigned char *>(wtable->data) : nullptr;
+    const unsigned char *r = reinterpret_cast<const unsigned char *>(d_radius_q8);
+    unsigned char *o = static_cast<unsigned char *>(out->data);
+    const size_t wp = wtable ? wtable->pitch : 0, W = table->width, H = table->height;
+    const int o16 = out->type == SAT_U16;
+    auto launch = [&](auto kernel) {
+        kernel<<<grid, block, 0, stream>>>(t, table->pitch, wt, wp, W, H, r, radius_pitch, uniform_radius_q8, o,
+                                           out->pitch, o16);
+    };
+    switch (table->channels) {
+    case 1: launch(filter_kernel<1>); break;
+    case 2: launch(filter_kernel<2>); break;
+    case 3: launch(filter_kernel<3>); break;
+    case 4: launch(filter_kernel<4>); break;
+    default: return SAT_ERROR_INVALID_ARGUMENT;
+    }
     return cuda_status(cudaGetLastError());
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -567,6 +568,50 @@ static void test_scene_reproducible(void **state)
     assert_int_equal(itu_count_entries(dir), 2); /* nothing else left behind */
 }
 
+/* make_scene --scale K: the same scene K times larger; bad K is refused. */
+static void test_scene_scaled(void **state)
+{
+    (void)state;
+    const char *dir = itu_subdir("scene2");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' --scale 2 '%s'", TEST_MAKE_SCENE, dir);
+    int rc = system(cmd);
+    if (rc != 0)
+        TFAIL("%s exited with status %d", cmd, rc);
+    char p[1024];
+    img_t scene, depth, small;
+    snprintf(p, sizeof p, "%s/scene.png", dir);
+    read_ok(p, &scene);
+    snprintf(p, sizeof p, "%s/depth.png", dir);
+    read_ok(p, &depth);
+    read_ok(TEST_SCENE_DIR "/depth.png", &small);
+    assert_int_equal(scene.width, 1920);
+    assert_int_equal(scene.height, 1080);
+    assert_int_equal(depth.width, 1920);
+    assert_int_equal(depth.height, 1080);
+    /* Same scene: most depth samples at (2x+1, 2y+1) land within one level of the committed map's (x, y). */
+    const uint8_t *d2 = (const uint8_t *)depth.pixels, *d1 = (const uint8_t *)small.pixels;
+    size_t close = 0, total = 0;
+    const size_t w1 = (size_t)small.width, h1 = (size_t)small.height, w2 = (size_t)depth.width;
+    for (size_t y = 0; y < h1; y += 7)
+        for (size_t x = 0; x < w1; x += 7, ++total) {
+            const int a = d1[y * w1 + x], b = d2[(2 * y + 1) * w2 + 2 * x + 1];
+            close += a - b <= 1 && b - a <= 1;
+        }
+    if (close * 100 < total * 95)
+        TFAIL("--scale 2 depth map matches the committed one at only %zu of %zu samples", close, total);
+    img_free(&scene);
+    img_free(&depth);
+    img_free(&small);
+    const char *bad[] = {"0", "9", "x", "2x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        snprintf(cmd, sizeof cmd, "'%s' --scale %s '%s' 2>/dev/null", TEST_MAKE_SCENE, bad[i], dir);
+        rc = system(cmd);
+        if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 1)
+            TFAIL("make_scene --scale %s: exit status %d, want 1", bad[i], rc);
+    }
+}
+
 int main(void)
 {
     test_begin("test_image_io");
@@ -605,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_f32_bad_arguments),
         cmocka_unit_test(test_scene_files_decode),
         cmocka_unit_test(test_scene_reproducible),
+        cmocka_unit_test(test_scene_scaled),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     itu_cleanup();
