@@ -190,7 +190,7 @@ static size_t sweep_sizes(libscan_dtype_t dt, size_t *out) {
 static void sweep_dtype(libscan_dtype_t dt) {
     test_require_gpu();
     size_t sizes[16];
-    const size_t ns = sweep_sizes(dt, sizes);
+    const size_t ns = test_filter_sizes(sizes, sweep_sizes(dt, sizes));
     size_t cap = 0;
     for (size_t i = 0; i < ns; ++i) cap = sizes[i] > cap ? sizes[i] : cap;
     rig_t g;
@@ -223,6 +223,7 @@ static void test_two_pow_28(void **state) {
     (void)state;
     test_require_gpu();
     const size_t n = (size_t)1 << 28;
+    test_skip_above_cap(n, "the 2^28-element scan");
     rig_t g;
     rig_init(&g, n);
     rng_t r;
@@ -250,6 +251,7 @@ static void test_in_place(void **state) {
                 for (size_t k = 0; k < 4; ++k) {
                     const libscan_op_t op = ref_ops[o];
                     const size_t n = sizes[k];
+                    if (!test_size_allowed(n)) continue;
                     const data_flavor_t fl = ref_is_float(dt) && op == LIBSCAN_OP_SUM ? DATA_FLOAT_INTEGERS : DATA_DEFAULT;
                     char ctx[160];
                     snprintf(ctx, sizeof ctx, "in-place %s %s %s scan, n=%zu", excl ? "exclusive" : "inclusive",
@@ -298,6 +300,7 @@ static void test_device_carry_in_and_out(void **state) {
                     for (int same = 0; same < 2; ++same) {
                         const libscan_op_t op = ref_ops[o];
                         const size_t n = sizes[k];
+                        if (!test_size_allowed(n)) continue;
                         const data_flavor_t fl =
                             ref_is_float(dt) && op == LIBSCAN_OP_SUM ? DATA_FLOAT_INTEGERS : DATA_DEFAULT;
                         unsigned char init[8], total[8], init_after[8];
@@ -358,7 +361,7 @@ static void test_chaining(void **state) {
             for (int excl = 0; excl < 2; ++excl, ++run) {
                 const libscan_op_t op = ref_ops[o];
                 const data_flavor_t fl = ref_is_float(dt) && op == LIBSCAN_OP_SUM ? DATA_FLOAT_INTEGERS : DATA_DEFAULT;
-                const size_t n = 3 * t + (size_t)rng_below(&r, 17 * t);
+                const size_t n = test_capped_n(3 * t + (size_t)rng_below(&r, 17 * t), 1);
                 const int chunks = 3 + (int)rng_below(&r, 5);
                 size_t cut[8];
                 cut[0] = 0;
@@ -499,7 +502,8 @@ static void test_float_sum_determinism(void **state) {
     rng_init(&r, "determinism", 0);
     for (int d = 4; d < 6; ++d) {
         const libscan_dtype_t dt = ref_dtypes[d];
-        const size_t t = tile_of(dt), es = ref_dtype_size(dt), n = 1000 * t + 17;
+        const size_t t = tile_of(dt), es = ref_dtype_size(dt), n = test_capped_n(1000 * t + 17, 1);
+        const int reps = test_reps(20);
         rig_t g;
         rig_init(&g, n);
         unsigned char *first = xmalloc(n * es), first_total[8], total[8];
@@ -507,10 +511,10 @@ static void test_float_sum_determinism(void **state) {
             if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
             data_fill(&r, dt, LIBSCAN_OP_SUM, DATA_DEFAULT, g.h_in, n);
             CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
-            for (int rep = 0; rep < 20; ++rep) {
+            for (int rep = 0; rep < reps; ++rep) {
                 char ctx[160];
-                snprintf(ctx, sizeof ctx, "%s %s sum, n=%zu, run %d of 20", excl ? "exclusive" : "inclusive",
-                         ref_dtype_name(dt), n, rep + 1);
+                snprintf(ctx, sizeof ctx, "%s %s sum, n=%zu, run %d of %d", excl ? "exclusive" : "inclusive",
+                         ref_dtype_name(dt), n, rep + 1, reps);
                 libscan_scan_opts_t opts = LIBSCAN_SCAN_OPTS_INIT;
                 opts.d_total = g.d_total;
                 if (rep % 2) {
@@ -697,6 +701,7 @@ static void test_element_aligned_offsets(void **state) {
                     for (int inplace = 0; inplace < 2; ++inplace) {
                         const libscan_op_t op = ref_ops[o];
                         const size_t n = sizes[k], in_off = 1, out_off = inplace ? 1 : 3;
+                        if (!test_size_allowed(n)) continue;
                         const data_flavor_t fl = ref_is_float(dt) && op == LIBSCAN_OP_SUM ? DATA_FLOAT_INTEGERS : DATA_DEFAULT;
                         char ctx[200];
                         snprintf(ctx, sizeof ctx, "%s %s %s scan, n=%zu, %s", excl ? "exclusive" : "inclusive",
@@ -889,7 +894,7 @@ static void test_caller_temp_exact_size(void **state) {
     rig_init(&g, 37 * max_tile() + 11);
     for (int d = 0; d < 2; ++d) {
         const libscan_dtype_t dt = dts[d];
-        const size_t t = tile_of(dt), es = ref_dtype_size(dt), n = 37 * t + 11;
+        const size_t t = tile_of(dt), es = ref_dtype_size(dt), n = test_capped_n(37 * t + 11, 1);
         size_t need = 0;
         LS_EXPECT(LIBSCAN_SUCCESS, libscan_scan_temp_bytes(n, dt, &need));
         if (need == 0) TFAIL("%s: no temp needed for %zu elements?", ref_dtype_name(dt), n);
@@ -949,7 +954,7 @@ static void test_stream_ordering(void **state) {
     test_require_gpu();
     rng_t r;
     rng_init(&r, "stream", 0);
-    const size_t n = 1000 * tile_of(LIBSCAN_U32) + 17;
+    const size_t n = test_capped_n(1000 * tile_of(LIBSCAN_U32) + 17, 1);
     rig_t g;
     rig_init(&g, n);
     uint32_t *pinned = NULL;
@@ -998,7 +1003,7 @@ static void test_graph_capture(void **state) {
     for (int d = 0; d < 2; ++d)
         for (int excl = 0; excl < 2; ++excl) {
             const libscan_dtype_t dt = dts[d];
-            const size_t es = ref_dtype_size(dt), n = 50 * tile_of(dt) + 7;
+            const size_t es = ref_dtype_size(dt), n = test_capped_n(50 * tile_of(dt) + 7, 1);
             const libscan_op_t op = excl ? LIBSCAN_OP_MIN : LIBSCAN_OP_SUM;
             const data_flavor_t fl = ref_is_float(dt) ? DATA_FLOAT_INTEGERS : DATA_DEFAULT;
             char ctx[128];
@@ -1058,6 +1063,7 @@ static void dl_check(shim_dl_type_t type) {
         for (int excl = 0; excl < 2; ++excl)
             for (int init_mode = 0; init_mode < 3; ++init_mode, ++run) { /* identity, host init, d_init */
                 const size_t n = sizes[k];
+                if (!test_size_allowed(n)) continue;
                 const int in_place = run % 4 == 3;
                 char ctx[200];
                 snprintf(ctx, sizeof ctx, "DeviceScan<%s>::run, %s, n=%zu, %s%s", name, excl ? "exclusive" : "inclusive",

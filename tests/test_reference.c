@@ -2,14 +2,18 @@
  * against hand-computed scans, proof that its checker catches the errors the
  * GPU suites rely on it to catch, and the input generators' promises. If
  * the oracle were wrong or blind, every GPU suite would pass vacuously. */
+#define _POSIX_C_SOURCE 200809L /* popen, readlink */
 #include "support/harness.h"
 #include "support/data.h"
 #include "support/monoids.h"
 #include "support/reference.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static char msg[2048];
 
@@ -316,6 +320,142 @@ static void test_rng_streams(void **state) {
     }
 }
 
+/* ---- the harness's size cap (LIBSCAN_TEST_MAX_N) -------------------------- */
+
+static void expect_parse(const char *text, int want_rc, size_t want_cap) {
+    size_t cap = 12345;
+    char why[128] = "untouched";
+    const int rc = test_parse_max_n(text, &cap, why, sizeof why);
+    if (rc != want_rc || cap != want_cap)
+        TFAIL("test_parse_max_n(\"%s\") gave %d, cap %zu; expected %d, cap %zu", text ? text : "(null)", rc, cap,
+              want_rc, want_cap);
+    if (rc < 0 && why[0] == '\0') TFAIL("test_parse_max_n(\"%s\"): no reason given", text);
+    if (rc >= 0 && why[0] != '\0') TFAIL("test_parse_max_n(\"%s\"): a reason (%s) for a good value", text, why);
+}
+
+static void test_max_n_parsing(void **state) {
+    (void)state;
+    expect_parse(NULL, 0, 0);
+    expect_parse("", 0, 0);
+    expect_parse("1048576", 1, 1048576);
+    expect_parse("65536", 1, 65536);
+    expect_parse("0001048576", 1, 1048576);
+    expect_parse("18446744073709551615", 1, (size_t)18446744073709551615ull);
+    const char *const bad[] = {"abc", "0", "00", "65535", "1000", "1", "-1048576", "+1048576", " 1048576",
+                               "1048576 ", "1e6", "1048576k", "0x100000", "2^20", "18446744073709551616",
+                               "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) expect_parse(bad[i], -1, 0);
+    /* why may be NULL */
+    size_t cap = 1;
+    assert_int_equal(test_parse_max_n("abc", &cap, NULL, 0), -1);
+    assert_int_equal(cap, 0);
+}
+
+/* The helpers under a cap set here (test_set_max_n), against values worked
+ * out by hand; the cap is put back afterwards. */
+static void test_max_n_helpers(void **state) {
+    (void)state;
+    const size_t saved = test_max_n();
+
+    test_set_max_n(0); /* no cap: nothing changes */
+    assert_true(test_size_allowed((size_t)1 << 40));
+    assert_int_equal(test_capped_n((size_t)1 << 28, 1), (size_t)1 << 28);
+    assert_int_equal(test_capped_n((size_t)1 << 20, 5), (size_t)1 << 20);
+    assert_int_equal(test_capped_side(16384, 4), 16384);
+    assert_int_equal(test_reps(20), 20);
+    size_t all[] = {0, 1, (size_t)1 << 28, 5};
+    assert_int_equal(test_filter_sizes(all, 4), 4);
+    assert_int_equal(all[2], (size_t)1 << 28);
+
+    test_set_max_n(1048576);
+    assert_int_equal(test_max_n(), 1048576);
+    assert_true(test_size_allowed(0));
+    assert_true(test_size_allowed(1048576));
+    assert_false(test_size_allowed(1048577));
+    /* size lists: order kept, everything above the cap left out */
+    size_t sizes[] = {0, 1, 8191, 8192 * 1000 + 17, 1048573, 1048576, 1048577, (size_t)1 << 28, 33};
+    const size_t want[] = {0, 1, 8191, 1048573, 1048576, 33};
+    const size_t k = test_filter_sizes(sizes, sizeof sizes / sizeof sizes[0]);
+    assert_int_equal(k, 6);
+    for (size_t i = 0; i < k; ++i) assert_int_equal(sizes[i], want[i]);
+    /* single sizes: unchanged when they fit, else the largest count under
+     * the cap with the same remainder mod 64 */
+    assert_int_equal(test_capped_n(100003, 1), 100003);
+    assert_int_equal(test_capped_n(1048576, 1), 1048576);
+    assert_int_equal(test_capped_n((size_t)1 << 28, 1), 1048576);          /* remainder 0 */
+    assert_int_equal(test_capped_n(((size_t)1 << 20) + 7, 1), 1048519);    /* 1048576 - 64 + 7 */
+    assert_int_equal(test_capped_n(8192 * 1000 + 17, 1), 1048529);         /* 1048576 - 64 + 17 */
+    assert_int_equal(test_capped_n(1048575 + 64, 1), 1048575);             /* remainder 63 fits below */
+    /* per item: 3 rows of 2^20 -> rows of at most 349525 (= 1048576 / 3),
+     * remainder 0 mod 64 -> 349504 */
+    assert_int_equal(test_capped_n((size_t)1 << 20, 3), 349504);
+    assert_int_equal(test_capped_n(200000, 5), 200000);                    /* 10^6 fits */
+    assert_int_equal(test_capped_n(300000, 4), 262144 - 64 + 300000 % 64); /* 262144 = 2^20 / 4 */
+    assert_int_equal(test_capped_n(5, 0), 5);                              /* items 0 counts as 1 */
+    /* squares: 512^2 * 4 = 2^20; 591^2 * 3 = 1047843 <= 2^20 < 592^2 * 3 */
+    assert_int_equal(test_capped_side(4096, 4), 512);
+    assert_int_equal(test_capped_side(4096, 3), 591);
+    assert_int_equal(test_capped_side(4096, 1), 1024);
+    assert_int_equal(test_capped_side(4096, 2), 724); /* 724^2 * 2 = 1048352, 725^2 * 2 = 1051250 */
+    assert_int_equal(test_capped_side(300, 4), 300);
+    assert_int_equal(test_capped_side(4096, 0), 1024);
+    /* repetitions */
+    assert_int_equal(test_reps(20), TEST_CAPPED_REPS);
+    assert_int_equal(test_reps(2), 2);
+    assert_int_equal(test_reps(3), 3);
+    /* a tiny cap (only reachable through test_set_max_n) still gives >= 1 */
+    test_set_max_n(100);
+    assert_int_equal(test_capped_n(1000, 1), 1000 % 64); /* 40: the only count <= 100 that is 40 mod 64 */
+    assert_int_equal(test_capped_n(1000, 10), 10);
+    assert_int_equal(test_capped_n(1000, 1000), 1);
+    assert_int_equal(test_capped_side(1000, 1000), 1);
+
+    test_set_max_n(saved);
+}
+
+static char self_exe[4096];
+
+/* Runs this suite again with `env` in front (only test_rng_streams, so it
+ * cannot recurse); returns its exit status, output in out. */
+static int run_self(const char *env, char *out, size_t out_len) {
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "env %s LIBSCAN_TEST_FILTER=test_rng_streams '%s' 2>&1", env, self_exe);
+    FILE *p = popen(cmd, "r");
+    if (!p) TFAIL("popen(%s) failed", cmd);
+    size_t n = fread(out, 1, out_len - 1, p);
+    out[n] = '\0';
+    const int st = pclose(p);
+    if (st == -1 || !WIFEXITED(st)) TFAIL("%s: did not exit normally (status %d)", cmd, st);
+    return WEXITSTATUS(st);
+}
+
+/* The environment variable end to end: a bad value stops the suite with
+ * status 1 and says why; a good one is announced; unset, none of that. */
+static void test_max_n_environment(void **state) {
+    (void)state;
+    const ssize_t len = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+    if (len <= 0) test_skip("cannot find this executable through /proc/self/exe");
+    self_exe[len] = '\0';
+    static char out[65536];
+    const char *const bad[] = {"abc", "0", "1000", "1e6"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char env[64], want[64];
+        snprintf(env, sizeof env, "LIBSCAN_TEST_MAX_N=%s", bad[i]);
+        const int rc = run_self(env, out, sizeof out);
+        snprintf(want, sizeof want, "LIBSCAN_TEST_MAX_N=%s: ", bad[i]);
+        if (rc != 1) TFAIL("%s: exit status %d, expected 1; output:\n%s", env, rc, out);
+        if (!strstr(out, want) || !strstr(out, "unset it")) TFAIL("%s: no clear message; output:\n%s", env, out);
+        if (strstr(out, "PASSED")) TFAIL("%s: tests ran despite the bad value; output:\n%s", env, out);
+    }
+    int rc = run_self("LIBSCAN_TEST_MAX_N=1048576", out, sizeof out);
+    if (rc != 0 || !strstr(out, "LIBSCAN_TEST_MAX_N=1048576: sizes above it left out"))
+        TFAIL("LIBSCAN_TEST_MAX_N=1048576: exit status %d (expected 0) or no note; output:\n%s", rc, out);
+    rc = run_self("LIBSCAN_TEST_MAX_N=", out, sizeof out); /* empty: no cap */
+    if (rc != 0 || strstr(out, "LIBSCAN_TEST_MAX_N")) TFAIL("LIBSCAN_TEST_MAX_N empty: status %d; output:\n%s", rc, out);
+    rc = run_self("-u LIBSCAN_TEST_MAX_N", out, sizeof out);
+    if (rc != 0 || strstr(out, "LIBSCAN_TEST_MAX_N")) TFAIL("LIBSCAN_TEST_MAX_N unset: status %d; output:\n%s", rc, out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_integer_scans),
@@ -324,6 +464,9 @@ int main(void) {
         cmocka_unit_test(test_checker_float_tolerance),
         cmocka_unit_test(test_generators),
         cmocka_unit_test(test_rng_streams),
+        cmocka_unit_test(test_max_n_parsing),
+        cmocka_unit_test(test_max_n_helpers),
+        cmocka_unit_test(test_max_n_environment),
     };
     test_begin("test_reference");
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));

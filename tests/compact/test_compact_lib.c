@@ -401,7 +401,7 @@ static size_t sweep_sizes(libscan_dtype_t t, size_t *sizes) {
 
 static void sweep(libscan_dtype_t t, bool gpu) {
     size_t sizes[16];
-    const size_t ns = sweep_sizes(t, sizes);
+    const size_t ns = test_filter_sizes(sizes, sweep_sizes(t, sizes));
     assert_true(compact_test_tile_items(t) > 0);
     rng_t r;
     rng_init(&r, gpu ? "sweep-gpu" : "sweep-cpu", (uint64_t)t);
@@ -713,7 +713,7 @@ static void test_gpu_in_place_offsets_temp_streams(void **state) {
         for (int m = 0; m < M_COUNT; ++m) {
             tcase_t c;
             const size_t tile = compact_test_tile_items(all_dtypes[ti]);
-            make_case(&c, &r, all_dtypes[ti], m, 3 * tile + 77, 0.5, 0);
+            make_case(&c, &r, all_dtypes[ti], m, test_capped_n(3 * tile + 77, 1), 0.5, 0);
             run_gpu_opts(&c, 0, true, false, 0);  /* in place */
             run_gpu_opts(&c, 1, false, true, s);  /* element-aligned, not 16-byte aligned; caller temp; stream */
             run_gpu_opts(&c, 3, true, true, s);   /* both */
@@ -746,6 +746,7 @@ static void test_gpu_two_pow_28(void **state) {
     rng_t r;
     rng_init(&r, "gpu-2^28", 0);
     const size_t n = (size_t)1 << 28;
+    test_skip_above_cap(n, "the 2^28-element compaction");
     for (int m = M_SELECT_IF; m <= M_PARTITION_IF; m += 2) {
         tcase_t c;
         make_case(&c, &r, LIBSCAN_U32, m, n, 0.5, 0);
@@ -759,7 +760,7 @@ static void test_gpu_user_functor(void **state) {
     if (!test_require_gpu()) return;
     rng_t r;
     rng_init(&r, "functor", 0);
-    const size_t n = 100003;
+    const size_t n = test_capped_n(100003, 1);
     uint32_t *h = malloc(n * 4), *got = malloc(n * 4), *got_rej = malloc(n * 4);
     assert_true(h && got && got_rej);
     for (size_t i = 0; i < n; ++i) h[i] = rng_u32(&r) % 1000;

@@ -100,8 +100,9 @@ static void test_every_type_direction_distribution(void **state) {
                 for (size_t vi = 0; vi < 3; ++vi)
                     for (size_t s = 0; s < sizeof kSizes / sizeof kSizes[0]; ++s) {
                         const size_t vbs[3] = {0, 4, 8};
-                        gpu_case(ref_all_keys[k], (ref_dist_t)d, desc, vbs[vi], kSizes[s], 0, 0,
-                                 (int)(idx % 2), (int)(idx / 2 % 2), idx);
+                        if (test_size_allowed(kSizes[s]))
+                            gpu_case(ref_all_keys[k], (ref_dist_t)d, desc, vbs[vi], kSizes[s], 0, 0,
+                                     (int)(idx % 2), (int)(idx / 2 % 2), idx);
                         ++idx;
                     }
 }
@@ -109,7 +110,7 @@ static void test_every_type_direction_distribution(void **state) {
 static void test_prime_near_2pow20(void **state) {
     (void)state;
     test_require_gpu();
-    const size_t n = ((size_t)1 << 20) + 7;
+    const size_t n = test_capped_n(((size_t)1 << 20) + 7, 1);
     uint64_t idx = 5000;
     for (int k = 0; k < 8; ++k)
         for (int d = 0; d < DIST_COUNT; ++d) {
@@ -124,8 +125,10 @@ static void test_stability_pairs_equal_keys(void **state) {
     test_require_gpu();
     for (int k = 0; k < 8; ++k)
         for (int desc = 0; desc < 2; ++desc) {
-            gpu_case(ref_all_keys[k], DIST_TWO_DISTINCT, desc, 4, 200003, 0, 0, MODE_ARGSORT, 0, 6000 + k * 2 + desc);
-            gpu_case(ref_all_keys[k], DIST_ALL_EQUAL, desc, 8, 70001, 0, 0, MODE_ARGSORT, 1, 6100 + k * 2 + desc);
+            gpu_case(ref_all_keys[k], DIST_TWO_DISTINCT, desc, 4, test_capped_n(200003, 1), 0, 0, MODE_ARGSORT, 0,
+                     6000 + k * 2 + desc);
+            gpu_case(ref_all_keys[k], DIST_ALL_EQUAL, desc, 8, test_capped_n(70001, 1), 0, 0, MODE_ARGSORT, 1,
+                     6100 + k * 2 + desc);
         }
 }
 
@@ -149,15 +152,16 @@ static void test_argsort_all_types(void **state) {
     for (int k = 0; k < 8; ++k)
         for (size_t ib = 4; ib <= 8; ib += 4)
             for (size_t s = 0; s < sizeof kSizes / sizeof kSizes[0]; ++s)
-                gpu_case(ref_all_keys[k], DIST_SIXTEEN_DISTINCT, (int)s & 1, ib, kSizes[s], 0, 0, MODE_ARGSORT, (int)ib == 8,
-                         8000 + k * 100 + ib * 10 + s);
+                if (test_size_allowed(kSizes[s]))
+                    gpu_case(ref_all_keys[k], DIST_SIXTEEN_DISTINCT, (int)s & 1, ib, kSizes[s], 0, 0, MODE_ARGSORT,
+                             (int)ib == 8, 8000 + k * 100 + ib * 10 + s);
 }
 
 /* The 1-bit split sort (libscan's C API scan) and the radix sort agree. */
 static void test_split_reference(void **state) {
     (void)state;
     test_require_gpu();
-    const size_t n = 100003;
+    const size_t n = test_capped_n(100003, 1);
     rng_t r;
     rng_init(&r, "split", 0);
     uint32_t *keys = malloc(n * 4), *split = malloc(n * 4), *out = malloc(n * 4);
@@ -186,7 +190,7 @@ static void test_split_reference(void **state) {
 static void test_stream_and_temp_reuse(void **state) {
     (void)state;
     test_require_gpu();
-    const size_t n = 300007;
+    const size_t n = test_capped_n(300007, 1);
     rng_t r;
     rng_init(&r, "stream", 0);
     float *keys = malloc(n * 4), *out = malloc(n * 4), *back = malloc(n * 4);
@@ -241,6 +245,7 @@ static void test_2pow28_u32_pairs(void **state) {
     (void)state;
     test_require_gpu();
     const size_t n = (size_t)1 << 28;
+    test_skip_above_cap(n, "the 2^28-pair sort");
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (free_b < n * 4 * 6) test_skip("needs %zu MiB of free GPU memory", (n * 24) >> 20);

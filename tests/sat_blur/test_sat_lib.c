@@ -547,11 +547,17 @@ static void gpu_build_4096(void **state) {
     test_require_gpu();
     rng_t r;
     rng_init(&r, "gpu_build_4096", 0);
-    gpu_build_one(&r, kPairs[0], 4, 4096, 4096, 0, 1);  /* u8 RGBA -> u32 */
-    gpu_build_one(&r, kPairs[1], 3, 4096, 4096, 0, 0);  /* u16 RGB -> u32 */
-    gpu_build_one(&r, kPairs[2], 1, 4096, 4096, 0, 1);  /* u16 -> u64 */
-    gpu_build_one(&r, kPairs[4], 2, 4096, 4096, 0, 1);  /* f32 -> f64 */
-    gpu_build_one(&r, kPairs[3], 1, 4096, 4096, 0, 1);  /* f32 -> f32 (within its tolerance) */
+    /* side x side, smaller under LIBSCAN_TEST_MAX_N (pixels x channels) */
+    size_t side = test_capped_side(4096, 4);
+    gpu_build_one(&r, kPairs[0], 4, side, side, 0, 1);  /* u8 RGBA -> u32 */
+    side = test_capped_side(4096, 3);
+    gpu_build_one(&r, kPairs[1], 3, side, side, 0, 0);  /* u16 RGB -> u32 */
+    side = test_capped_side(4096, 1);
+    gpu_build_one(&r, kPairs[2], 1, side, side, 0, 1);  /* u16 -> u64 */
+    side = test_capped_side(4096, 2);
+    gpu_build_one(&r, kPairs[4], 2, side, side, 0, 1);  /* f32 -> f64 */
+    side = test_capped_side(4096, 1);
+    gpu_build_one(&r, kPairs[3], 1, side, side, 0, 1);  /* f32 -> f32 (within its tolerance) */
 }
 
 static void gpu_box_sums_match_direct_sums(void **state) {
@@ -608,6 +614,7 @@ static void gpu_wrap_bound_16384(void **state) {
     (void)state;
     test_require_gpu();
     const size_t W = 16384, H = 16384;
+    test_skip_above_cap(W * H * 4, "the 16384 x 16384 RGBA8 wrap-bound image");
     sat_image_t din = {NULL, SAT_U8, 4, W, H, W * 4};
     sat_image_t dt = {NULL, SAT_U32, 4, W, H, W * 16};
     size_t free_b = 0, total_b = 0;
@@ -650,6 +657,7 @@ static void gpu_filter_matches_cpu(void **state) {
         for (int ch = 1; ch <= 4; ++ch)
             for (int weighted = 0; weighted <= 1; ++weighted) {
                 const size_t W = sizes[si][0], H = sizes[si][1];
+                if (!test_size_allowed(W * H * (size_t)ch)) continue;
                 sat_image_t img = host_image(SAT_U16, ch, W, H, 0);
                 fill_random(&img, &r, 16380);
                 sat_image_t wimg = host_image(SAT_U8, 1, W, H, 0);

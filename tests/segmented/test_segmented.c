@@ -295,7 +295,7 @@ static void matrix(int mode) {
                     check_case(&c, idx++);
                     continue;
                 }
-                c.n = (size_t)1 << 17;
+                c.n = test_capped_n((size_t)1 << 17, 1);
                 c.lead = mode == M_OFFSETS ? 37 : 0;
                 c.tail = mode == M_OFFSETS ? 101 : 0;
                 c.empties = mode == M_OFFSETS;
@@ -342,7 +342,7 @@ static void test_long_segments(void **state) {
         for (int mode = 0; mode < 2; ++mode)
             for (int e = 0; e < 2; ++e) {
                 scase_t c = base_case(dtypes[d], e ? LIBSCAN_OP_MAX : LIBSCAN_OP_SUM, e, mode);
-                c.n = ((size_t)1 << 22) - 3;
+                c.n = test_capped_n(((size_t)1 << 22) - 3, 1);
                 c.lens = L_R100K;
                 c.seg_init = d & 1;
                 c.lead = mode == M_OFFSETS ? 5000 : 0, c.tail = mode == M_OFFSETS ? 3 : 0;
@@ -361,7 +361,7 @@ static void test_rows_long(void **state) {
     for (int d = 0; d < 6; ++d)
         for (int e = 0; e < 2; ++e) {
             scase_t c = base_case(dtypes[d], e ? LIBSCAN_OP_MIN : LIBSCAN_OP_SUM, e, M_ROWS);
-            c.rows = 3, c.row_len = (size_t)1 << 20, c.pitch = ((size_t)1 << 20) + 77;
+            c.rows = 3, c.row_len = test_capped_n((size_t)1 << 20, 3), c.pitch = c.row_len + 77;
             c.seg_init = e;
             check_case(&c, idx++);
         }
@@ -376,7 +376,7 @@ static void test_in_place(void **state) {
             for (int e = 0; e < 2; ++e) {
                 scase_t c = base_case(dtypes[d], ops[(d + mode + e) % 3], e, mode);
                 c.in_place = 1;
-                c.n = 100003, c.lens = L_R100;
+                c.n = test_capped_n(100003, 1), c.lens = L_R100;
                 c.lead = mode == M_OFFSETS ? 64 : 0, c.tail = mode == M_OFFSETS ? 64 : 0;
                 c.empties = 1;
                 c.seg_init = e;
@@ -392,9 +392,9 @@ static void test_caller_and_library_temp(void **state) {
     test_require_gpu();
     for (int mode = 0; mode < 3; ++mode) {
         scase_t c = base_case(LIBSCAN_F32, LIBSCAN_OP_SUM, mode == 1, mode);
-        c.n = 1000003, c.lens = L_TILES;
+        c.n = test_capped_n(1000003, 1), c.lens = L_TILES;
         c.lead = mode == M_OFFSETS ? 9 : 0;
-        c.rows = 5, c.row_len = 200000, c.pitch = 200001;
+        c.rows = 5, c.row_len = test_capped_n(200000, 5), c.pitch = c.row_len + 1;
         rng_t r;
         rng_init(&r, "temp", (uint64_t)mode);
         prep_t p;
@@ -431,7 +431,7 @@ static void test_trust_offsets(void **state) {
         for (int e = 0; e < 2; ++e) {
             scase_t c = base_case(dtypes[d], ops[d % 3], e, M_OFFSETS);
             c.trust = 1, c.empties = 1;
-            c.n = 300000, c.lens = d & 1 ? L_TILES : L_R100;
+            c.n = test_capped_n(300000, 1), c.lens = d & 1 ? L_TILES : L_R100;
             c.lead = 1000, c.tail = 2049;
             c.seg_init = e, c.caller_temp = d & 1;
             check_case(&c, idx++);
@@ -504,16 +504,16 @@ static void test_float_determinism(void **state) {
     for (int f = 0; f < 2; ++f)
         for (int mode = 0; mode < 3; ++mode) {
             scase_t c = base_case(f ? LIBSCAN_F64 : LIBSCAN_F32, LIBSCAN_OP_SUM, mode == 2, mode);
-            c.n = (size_t)1 << 21, c.lens = f ? L_R100K : L_TILES;
+            c.n = test_capped_n((size_t)1 << 21, 1), c.lens = f ? L_R100K : L_TILES;
             c.lead = mode == M_OFFSETS ? 3 : 0;
-            c.rows = 4, c.row_len = 300000, c.pitch = 300000;
+            c.rows = 4, c.row_len = test_capped_n(300000, 4), c.pitch = c.row_len;
             c.seg_init = mode == 1;
             rng_t r;
             rng_init(&r, "determinism", (uint64_t)(f * 3 + mode));
             prep_t p;
             prep_make(&p, &c, &r);
             unsigned char *first_base = NULL, *first = NULL;
-            for (int run = 0; run < 20; ++run) {
+            for (int run = 0, runs = test_reps(20); run < runs; ++run) {
                 prep_poison(&p, &c);
                 LS_EXPECT(LIBSCAN_SUCCESS, prep_call(&p, &c));
                 CUDA_CHECK(cudaDeviceSynchronize());
@@ -542,6 +542,7 @@ static void test_u32_sum_flags_2p28(void **state) {
     test_require_gpu();
     scase_t c = base_case(LIBSCAN_U32, LIBSCAN_OP_SUM, 0, M_FLAGS);
     c.n = (size_t)1 << 28, c.lens = L_R100;
+    test_skip_above_cap(c.n, "the 2^28-element segmented scan");
     check_case(&c, 8000);
 }
 
