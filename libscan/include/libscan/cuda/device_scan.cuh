@@ -141,9 +141,10 @@ __device__ __forceinline__ void scan_store_tile(const ScanKernelParams<T> &p, co
     if (p.a.d_total && threadIdx.x == 0 && tile == p.num_tiles - 1) *p.a.d_total = lookback.inclusive;
 }
 
-// One tile per block.
-template <typename T, class Op, int BLOCK, int IPT, class State>
-__global__ void __launch_bounds__(BLOCK) device_scan_kernel(const ScanKernelParams<T> p, const Op op,
+// One tile per block. MINB (blocks per SM the registers must allow) trades
+// registers for resident tiles, which hide the look-back's waits.
+template <typename T, class Op, int BLOCK, int IPT, int MINB, class State>
+__global__ void __launch_bounds__(BLOCK, MINB) device_scan_kernel(const ScanKernelParams<T> p, const Op op,
                                                             const State state) {
     using Shape = TileShape<T, BLOCK, IPT>;
     __shared__ typename BlockScan<T, BLOCK>::TempStorage temp;
@@ -163,10 +164,10 @@ template <typename T, class Op> __global__ void write_total_kernel(const DeviceS
 
 } // namespace detail
 
-// The device-wide scan for element type T with tile shape BLOCK x IPT
-// (defaults from tuning.cuh).
+// The device-wide scan for element type T with tile shape BLOCK x IPT and
+// at least MINB resident blocks per SM (defaults from tuning.cuh).
 template <typename T, int BLOCK = ScanTuning<sizeof(T)>::kBlockThreads,
-          int IPT = ScanTuning<sizeof(T)>::kItemsPerThread>
+          int IPT = ScanTuning<sizeof(T)>::kItemsPerThread, int MINB = ScanTuning<sizeof(T)>::kMinBlocksPerSM>
 struct DeviceScan {
     using Shape = detail::TileShape<T, BLOCK, IPT>;
     using State = TileState<T>;
@@ -212,7 +213,7 @@ struct DeviceScan {
         p.tile_counter = reinterpret_cast<unsigned *>(base);
         p.num_tiles = static_cast<unsigned>(tiles);
         State state = State::on(base + kCounterBytes);
-        detail::device_scan_kernel<T, Op, BLOCK, IPT, State>
+        detail::device_scan_kernel<T, Op, BLOCK, IPT, MINB, State>
             <<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p, op, state);
         return cudaGetLastError();
     }

@@ -15,17 +15,22 @@ namespace libscan {
 // Chosen by: bench/results/2026-11-21-h100-tile-sweep.md (2^28 sums; u32 and
 // f32: 256x32 beat 256x16, 512x16, 256x24, 384x16, 512x32; u64: 256x16 beat
 // 256x8, 512x8, 256x12, 512x16).
+// kMinBlocksPerSM goes to __launch_bounds__: 1 leaves registers to the
+// compiler (3 blocks of 256 x 32 u32 fit an SM), larger values cap them.
 template <size_t ELEMENT_BYTES> struct ScanTuning {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = ELEMENT_BYTES >= 128 ? 1 : int(128 / ELEMENT_BYTES);
+    static constexpr int kMinBlocksPerSM = 1;
 };
 template <> struct ScanTuning<4> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 32;
+    static constexpr int kMinBlocksPerSM = 1;
 };
 template <> struct ScanTuning<8> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16;
+    static constexpr int kMinBlocksPerSM = 1;
 };
 
 // Small inputs: one cluster of kClusterBlocks blocks (cluster_scan.cuh),
