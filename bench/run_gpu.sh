@@ -21,13 +21,35 @@
 #   --no-scan-bench  skip bench_scan's full table (keeps --small unless --no-small)
 #   --no-app-bench   skip the segmented, compact, radixsort and SAT benchmarks
 #   --bench-only     build bench_scan and run the benchmarks only (no ctest, no sanitizer)
+#   --sanitizer-only [TOOLS]
+#                    build the gpu test suites and bench_scan, then only compute-sanitizer
+#                    (no ctest, no benchmarks), with the whole budget; TOOLS: a comma
+#                    list of memcheck, racecheck, synccheck (default all three; also
+#                    --sanitizer-only=TOOLS)
+#   --san-max-n N    LIBSCAN_TEST_MAX_N=N for every sanitizer run (default 1048576):
+#                    the suites leave out sizes above N elements (tests/README.md);
+#                    0 = no cap (the full sizes). ctest always runs the full sizes.
 #   --leak-check     memcheck with --leak-check full
 #   --budget S       seconds for the whole script (default 540); each stage is
 #                    bounded by `timeout`, and later stages keep a reserve
 #   --jobs N         build parallelism (default: all cores)
 #
+# compute-sanitizer: every gpu-labelled ctest entry (not `large`) and bench_scan
+# on small sizes, one after another; each run gets an equal share of the time
+# left (recomputed before each run, so runs that finish early leave their time
+# to the rest and one slow suite cannot starve the others; at least 10 s, else
+# the run is reported as not run). Without --sanitizer-only, memcheck gets a
+# 120 s stage and racecheck + synccheck share a 150 s one; with it, the chosen
+# tools share everything the build leaves of the budget. summary.txt names
+# every suite with its result per tool (errors, timed out, not run, skipped
+# tests). A suite that exits 77 under the sanitizer skipped some of its tests
+# (cases above LIBSCAN_TEST_MAX_N, or too little memory): ok, with the count.
+#
 # Environment: LIBSCAN_COMMIT names the commit in the outputs (default: git
 # rev-parse --short HEAD where .git exists, with -dirty if tracked files differ).
+# LIBSCAN_REQUIRE_GPU defaults to 1 (GPU tests fail without a GPU); set it to 0
+# to try the script on a machine without one (the gpu suites then skip, and
+# every sanitizer run is reported as "tests skipped: no usable GPU").
 # Exit status 0 when every stage that ran passed, else 1. The last lines on
 # stdout are summary.txt.
 set -u
@@ -40,18 +62,35 @@ ROOT=$(cd "$SCRIPT_DIR/.." && pwd) || exit 1
 cd "$ROOT" || exit 1
 
 LOGDIR="" LARGE=0 QUICK=0 SANITIZE=1 BENCH=1 SMALL=1 TESTS=1 LEAK=0 BUDGET=540 APPS=1 SCANBENCH=1
+SANONLY=0 SAN_TOOLS_ARG=memcheck,racecheck,synccheck SAN_MAX_N=1048576 BENCHONLY=0 NOSAN=0
 JOBS=$(nproc 2>/dev/null || echo 4)
 ARGS="$*"
+SAN_TOOL_RE='^(memcheck|racecheck|synccheck)(,(memcheck|racecheck|synccheck))*$'
 while (($#)); do
     case $1 in
+        --sanitizer-only)
+            SANONLY=1
+            # The next word is TOOLS only when it is a list of tool names (else it is LOGDIR or an option).
+            if [[ $# -ge 2 && $2 =~ $SAN_TOOL_RE ]]; then SAN_TOOLS_ARG=$2; shift; fi ;;
+        --sanitizer-only=*)
+            SANONLY=1 SAN_TOOLS_ARG=${1#*=}
+            [[ $SAN_TOOLS_ARG =~ $SAN_TOOL_RE ]] ||
+                { echo "run_gpu.sh: --sanitizer-only=$SAN_TOOLS_ARG: TOOLS is a comma list of memcheck, racecheck, synccheck" >&2; exit 2; } ;;
+        --san-max-n)
+            [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || { echo "run_gpu.sh: --san-max-n needs a number of elements" >&2; exit 2; }
+            SAN_MAX_N=$((10#$2))
+            # The suites refuse caps below 65536 (tests/support/harness.h); say so here, before the build.
+            ((SAN_MAX_N == 0 || SAN_MAX_N >= 65536)) ||
+                { echo "run_gpu.sh: --san-max-n $2: use 0 (no cap) or at least 65536" >&2; exit 2; }
+            shift ;;
         --large) LARGE=1 ;;
         --quick) QUICK=1 ;;
-        --no-sanitizer) SANITIZE=0 ;;
+        --no-sanitizer) SANITIZE=0 NOSAN=1 ;;
         --no-bench) BENCH=0 ;;
         --no-small) SMALL=0 ;;
         --no-scan-bench) SCANBENCH=0 ;;
         --no-app-bench) APPS=0 ;;
-        --bench-only) TESTS=0 SANITIZE=0 BENCH=1 ;;
+        --bench-only) TESTS=0 SANITIZE=0 BENCH=1 BENCHONLY=1 ;;
         --leak-check) LEAK=1 ;;
         --budget | --jobs)
             [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || { echo "run_gpu.sh: $1 needs a number" >&2; exit 2; }
@@ -64,6 +103,15 @@ while (($#)); do
             LOGDIR=$1 ;;
     esac
     shift
+done
+if ((SANONLY)); then
+    ((BENCHONLY || NOSAN)) && { echo "run_gpu.sh: --sanitizer-only does not go with --bench-only or --no-sanitizer" >&2; exit 2; }
+    TESTS=0 BENCH=0 SANITIZE=1
+fi
+# The tools in the order given, each once.
+SAN_TOOLS=()
+for tool in ${SAN_TOOLS_ARG//,/ }; do
+    [[ " ${SAN_TOOLS[*]} " == *" $tool "* ]] || SAN_TOOLS+=("$tool")
 done
 LOGDIR=${LOGDIR:-${OUT:-./gpu-logs}}
 if ! mkdir -p "$LOGDIR" || ! LOGDIR=$(cd "$LOGDIR" && pwd); then
@@ -78,7 +126,9 @@ trap 'rm -rf "$TMPD"' EXIT
 
 T0=$SECONDS
 DEPS=/tmp/deps
-export LIBSCAN_REQUIRE_GPU=1
+export LIBSCAN_REQUIRE_GPU=${LIBSCAN_REQUIRE_GPU:-1}
+# ctest runs the full sizes; only the sanitizer runs get a cap (--san-max-n).
+unset LIBSCAN_TEST_MAX_N
 export LD_LIBRARY_PATH="$DEPS/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 COMMIT=${LIBSCAN_COMMIT:-}
@@ -179,6 +229,20 @@ if step "configure build-gpu (tests, apps, bench; -Werror)" cmake -S . -B build-
         else
             BUILD_ALL=FAILED
         fi
+    elif ((SANONLY)); then
+        # Only what the sanitizer runs: the gpu-labelled suites, whose targets carry the
+        # tests' names (libscan_add_suite); everything if that fails.
+        mapfile -t GPU_TARGETS < <(cd build-gpu && ctest -L gpu -LE large -N 2>/dev/null |
+            sed -n -E 's/^[[:space:]]*Test[[:space:]]+#[0-9]+: ([^[:space:]]+).*$/\1/p' | sort -u)
+        # shellcheck disable=SC2046 # keep_going prints one or two words on purpose
+        if ((${#GPU_TARGETS[@]})) && step "build the gpu suites: ${GPU_TARGETS[*]}" \
+            cmake --build build-gpu -j "$JOBS" --target "${GPU_TARGETS[@]}"; then
+            BUILD_ALL=ok
+        elif step "build everything (the gpu suites by name failed)" cmake --build build-gpu -j "$JOBS" -- $(keep_going build-gpu); then
+            BUILD_ALL=ok
+        else
+            BUILD_ALL=FAILED
+        fi
     fi
     # Always ask for the bench target itself, so a stale binary is never used.
     if step "build bench_scan" cmake --build build-gpu -j "$JOBS" --target bench_scan; then
@@ -212,6 +276,9 @@ first_errors() { grep -m "${2:-5}" -E '(error|Error|ERROR)[: ]' "$1" | cut -c1-2
 if ((TESTS)); then
     detail="full configure: $([[ $FULL_CONFIGURED == 1 ]] && echo ok || echo FAILED); build all: $BUILD_ALL"
     build_status=$([[ $BUILD_ALL == ok && -n $BENCH_BIN ]] && echo ok || echo FAILED)
+elif ((SANONLY)); then
+    detail="full configure: $([[ $FULL_CONFIGURED == 1 ]] && echo ok || echo FAILED); gpu suites: $BUILD_ALL"
+    build_status=$([[ $BUILD_ALL == ok ]] && echo ok || echo FAILED)
 else
     detail="bench_scan only"
     build_status=$([[ -n $BENCH_BIN && -z $BUILD_NOTE ]] && echo ok || echo FAILED)
@@ -273,6 +340,7 @@ fi
 # The runs: every gpu-labelled test (not `large`) as ctest would start it,
 # plus bench_scan on small sizes. One line each: name, dir, env, command, separated
 # by the ASCII unit separator (0x1f; a tab would let `read` merge an empty env field).
+# A suite whose executable was not built gets an empty command (reported as not run).
 make_run_list() {
     local list=$TMPD/runs.tsv
     : >"$list"
@@ -287,12 +355,12 @@ for t in data.get("tests", []):
     labels = props.get("LABELS") or []
     labels = [labels] if isinstance(labels, str) else labels
     cmd = t.get("command") or []
-    if "gpu" not in labels or "large" in labels or not cmd:
+    if "gpu" not in labels or "large" in labels:
         continue
     env = props.get("ENVIRONMENT") or []
     env = [env] if isinstance(env, str) else env
     wd = props.get("WORKING_DIRECTORY") or "."
-    print("\x1f".join([t.get("name", cmd[0]), wd, shlex.join(env), shlex.join(cmd)]))
+    print("\x1f".join([t.get("name") or cmd[0], wd, shlex.join(env), shlex.join(cmd)]))
 PY
         else
             # No python3: the commands from ctest's verbose listing (arguments with spaces not kept).
@@ -301,88 +369,132 @@ PY
                 while read -r cmd; do printf '%s\x1f%s\x1f\x1f%s\n' "$(basename "${cmd%% *}")" "$ROOT/build-gpu" "$cmd"; done >>"$list"
         fi
     fi
-    if [[ -n $BENCH_BIN ]]; then
+    if [[ -n $BENCH_BIN && -x $BENCH_BIN ]]; then
         printf 'bench_scan-small-sizes\x1f%s\x1f\x1f%q --types u32,u64,f32 --logs 10,13,16 --reps 2 --warmup 1 --graph --graph-calls 2 --watchdog 0\n' \
             "$ROOT" "$BENCH_BIN" >>"$list"
+    else
+        printf 'bench_scan-small-sizes\x1f%s\x1f\x1f\n' "$ROOT" >>"$list"
     fi
     echo "$list"
 }
 
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+SAN_ENV="" # what every sanitizer run gets in its environment
+((SAN_MAX_N > 0)) && SAN_ENV="LIBSCAN_TEST_MAX_N=$SAN_MAX_N"
+SAN_MIN_SLICE=10
 declare -A SAN_SUMMARY=()
-# sanitize TOOL LIST STAGE_DEADLINE: run every line of LIST under TOOL, append to $LOG.
+SAN_RUNS=() # "tool|name|seconds|result" for each run, in order
+runnable() { awk -F '\x1f' '$4 != ""' "$1" | wc -l; } # lines of a run list with a command
+san_log() { if [[ $1 == memcheck ]]; then echo "$LOGDIR/sanitizer-memcheck.log"; else echo "$LOGDIR/sanitizer-racecheck.log"; fi; }
+
+# sanitize TOOL LIST DEADLINE LATER: run every line of LIST under TOOL before
+# DEADLINE (in $SECONDS), output appended to $LOG. LATER: runs of other tools
+# still to come before the same deadline. Each run's time limit is the time
+# left divided by the runs left (these and LATER), recomputed before each run.
 sanitize() {
-    local tool=$1 list=$2 stage_deadline=$3 name wd envs cmd left out rc errs warns
-    local runs=0 errors=0 timeouts=0 appfail=0 unparsed=0 notrun=0 extra=()
+    local tool=$1 list=$2 deadline=$3 later=$4 name wd envs cmd left slice out rc errs warns skipped result t1
+    local total n=0 runs=0 errors=0 timeouts=0 appfail=0 unparsed=0 notrun=0 skips=0 extra=()
     [[ $tool == memcheck ]] && ((LEAK)) && extra=(--leak-check full)
+    total=$(runnable "$list")
     while IFS=$'\x1f' read -r name wd envs cmd; do
-        left=$((stage_deadline - SECONDS))
-        ((left > 120)) && left=120
-        if ((left < 10)); then
+        t1=$SECONDS
+        if [[ -z $cmd ]]; then
             notrun=$((notrun + 1))
+            SAN_RUNS+=("$tool|$name|0|NOT RUN (not built)")
+            logline "" "===== $tool: $name NOT RUN (its executable was not built)"
+            continue
+        fi
+        n=$((n + 1))
+        left=$((deadline - SECONDS))
+        slice=$((left / (total - n + 1 + later)))
+        ((slice < SAN_MIN_SLICE)) && slice=$SAN_MIN_SLICE
+        if ((left < SAN_MIN_SLICE)); then
+            notrun=$((notrun + 1))
+            SAN_RUNS+=("$tool|$name|0|NOT RUN (time)")
             logline "" "===== $tool: $name NOT RUN (stage time limit)"
             continue
         fi
         out=$TMPD/san.out
-        logline "" "===== $tool: $name" "===== in $wd: ${envs:+env $envs }$SAN --tool $tool ${extra[*]} $cmd (limit ${left}s)"
-        # envs and cmd are shell-quoted by make_run_list.
-        (cd "$wd" && eval "env $envs timeout -k 10 $left \"\$SAN\" --tool $tool --error-exitcode 86 --print-limit 20 ${extra[*]} $cmd") >"$out" 2>&1
+        logline "" "===== $tool: $name" \
+            "===== in $wd: env ${SAN_ENV:+$SAN_ENV }${envs:+$envs }$SAN --tool $tool ${extra[*]} $cmd (limit ${slice}s of ${left}s left)"
+        # envs and cmd are shell-quoted by make_run_list; the suite's own env comes after SAN_ENV and wins.
+        (cd "$wd" && eval "env $SAN_ENV $envs timeout -k 10 $slice \"\$SAN\" --tool $tool --error-exitcode 86 --print-limit 20 ${extra[*]} $cmd") >"$out" 2>&1
         rc=$?
         cat "$out" >>"$LOG"
         runs=$((runs + 1))
         errs=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$out" | tail -1 | grep -oE '[0-9]+')
         [[ -z $errs ]] && errs=$(grep -oE '\([0-9]+ errors?' "$out" | tail -1 | grep -oE '[0-9]+')
         warns=$(grep -oE '[0-9]+ warnings?\)' "$out" | tail -1 | grep -oE '[0-9]+')
+        skipped=$(grep -oE '\[  SKIPPED \] [0-9]+ test\(s\)' "$out" | awk '{s += $4} END {print s + 0}')
         if ((rc == 124 || rc == 137)); then
             timeouts=$((timeouts + 1))
-            logline "===== $tool: $name TIMED OUT after ${left}s"
+            result="TIMED OUT after ${slice}s"
         elif [[ -z $errs ]]; then
             unparsed=$((unparsed + 1))
-            logline "===== $tool: $name: no sanitizer summary found (rc=$rc)"
+            result="NO SANITIZER SUMMARY (rc=$rc)"
         else
             errors=$((errors + errs))
-            ((rc != 0 && rc != 86)) && appfail=$((appfail + 1))
-            logline "===== $tool: $name: $errs error(s)${warns:+, $warns warning(s)}, rc=$rc"
+            result="$errs error(s)${warns:+, $warns warning(s)}"
+            if ((rc == 77)) && grep -q 'SKIPPED because needs a GPU' "$out"; then
+                appfail=$((appfail + 1))
+                result="$result; tests skipped: no usable GPU"
+            elif ((rc == 77 && skipped > 0)); then
+                # Skips with a GPU present: cases above LIBSCAN_TEST_MAX_N, or too little memory.
+                skips=$((skips + skipped))
+                result="$result, $skipped test(s) skipped"
+            elif ((rc != 0 && rc != 86)); then
+                appfail=$((appfail + 1))
+                result="$result; FAILED (exit $rc)"
+            fi
+            ((errs == 0 && rc != 86)) || result="ERRORS: $result"
         fi
+        SAN_RUNS+=("$tool|$name|$((SECONDS - t1))|$result")
+        logline "===== $tool: $name: $result, rc=$rc"
     done <"$list"
-    SAN_SUMMARY[$tool]="$tool: $runs runs, $errors errors, $timeouts timed out, $appfail nonzero exits, $unparsed without summary, $notrun not run"
+    SAN_SUMMARY[$tool]="$tool: $runs runs, $errors errors, $timeouts timed out, $appfail failed exits, $unparsed without summary, $notrun not run, $skips tests skipped"
     ((runs > 0 && errors == 0 && timeouts == 0 && appfail == 0 && unparsed == 0 && notrun == 0))
 }
 
 if ((SANITIZE)); then
     list=$(make_run_list)
-    nruns=$(wc -l <"$list")
-    for tool in memcheck racecheck; do
-        t=$SECONDS
-        LOG=$LOGDIR/sanitizer-$tool.log
-        if [[ $tool == memcheck ]]; then lim=$(limit 120 memcheck); else lim=$(limit 150 racecheck); fi # synccheck shares racecheck's
+    nruns=$(wc -l <"$list") nrunnable=$(runnable "$list")
+    # Stages, each with its own deadline: memcheck, then racecheck + synccheck;
+    # with --sanitizer-only, the chosen tools in one stage with all the time left.
+    if ((SANONLY)); then stages=("${SAN_TOOLS[*]}"); else stages=(memcheck "racecheck synccheck"); fi
+    for stage in "${stages[@]}"; do
+        read -ra tools <<<"$stage"
+        if ((SANONLY)); then
+            lim=$(($(remaining) - 5)) # a few seconds for the summary
+            ((lim < SAN_MIN_SLICE)) && lim=$SAN_MIN_SLICE
+        elif [[ $stage == memcheck ]]; then
+            lim=$(limit 120 memcheck)
+        else
+            lim=$(limit 150 racecheck)
+        fi
         deadline=$((SECONDS + lim))
-        {
-            echo "compute-sanitizer: $SAN ($("$SAN" --version 2>/dev/null | grep -m1 -i version || echo 'not found'))"
-            echo "$nruns runs (gpu-labelled tests without 'large', then bench_scan on small sizes); stage limit ${lim}s"
-        } >"$LOG"
-        if [[ ! -x $SAN ]]; then
-            record "$tool" MISSING 0 "compute-sanitizer not found"
-            continue
-        fi
-        if ((nruns == 0)); then
-            record "$tool" FAILED 0 "nothing to run (no test list, no bench_scan)"
-            continue
-        fi
-        status=ok
-        sanitize "$tool" "$list" "$deadline" || status=FAILED
-        detail=${SAN_SUMMARY[$tool]}
-        if [[ $tool == racecheck ]]; then
-            # synccheck if time is left (into the same log).
-            if ((deadline - SECONDS >= 20)); then
-                logline "" "######## synccheck ########"
-                sanitize synccheck "$list" "$deadline" || status=FAILED
-                detail="$detail; ${SAN_SUMMARY[synccheck]}"
-            else
-                detail="$detail; synccheck not run (time)"
+        later=$((${#tools[@]} * nrunnable))
+        for tool in "${tools[@]}"; do
+            later=$((later - nrunnable))
+            t=$SECONDS
+            LOG=$(san_log "$tool")
+            {
+                echo "######## $tool ########"
+                echo "compute-sanitizer: $SAN ($("$SAN" --version 2>/dev/null | grep -m1 -i version || echo 'not found'))"
+                echo "$nruns runs (gpu-labelled tests without 'large', then bench_scan on small sizes);" \
+                    "${SAN_ENV:-no LIBSCAN_TEST_MAX_N}; stage limit ${lim}s shared by: ${tools[*]}; LIBSCAN_REQUIRE_GPU=$LIBSCAN_REQUIRE_GPU"
+            } >>"$LOG"
+            if [[ ! -x $SAN ]]; then
+                record "$tool" MISSING 0 "compute-sanitizer not found"
+                continue
             fi
-        fi
-        record "$tool" "$status" $((SECONDS - t)) "$detail"
+            if ((nruns == 0)); then
+                record "$tool" FAILED 0 "nothing to run (no test list, no bench_scan)"
+                continue
+            fi
+            status=ok
+            sanitize "$tool" "$list" "$deadline" "$later" || status=FAILED
+            record "$tool" "$status" $((SECONDS - t)) "${SAN_SUMMARY[$tool]}"
+        done
     done
 fi
 
@@ -473,6 +585,8 @@ GPU=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,nohea
         echo "tests: not run (the configure with tests failed; see build.log)"
     elif ((TESTS)); then
         echo "tests: passed $CT_PASSED, failed $CT_FAILED, skipped $CT_SKIPPED (+ $CT_CMOCKA_SKIPPED cmocka skips), total $CT_TOTAL"
+    elif ((SANONLY)); then
+        echo "tests: not run (--sanitizer-only ${SAN_TOOLS[*]})"
     else
         echo "tests: not run (--bench-only)"
     fi
@@ -480,6 +594,13 @@ GPU=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,nohea
     for tool in memcheck racecheck synccheck; do
         [[ -n ${SAN_SUMMARY[$tool]:-} ]] && echo "sanitizer ${SAN_SUMMARY[$tool]}"
     done
+    if ((${#SAN_RUNS[@]})); then
+        echo "sanitizer runs (${SAN_ENV:-no LIBSCAN_TEST_MAX_N}):"
+        for s in "${SAN_RUNS[@]}"; do
+            IFS='|' read -r tl nm sec res <<<"$s"
+            printf '  %-9s %-24s %4ss  %s\n' "$tl" "$nm" "$sec" "$res"
+        done
+    fi
     echo "stages:"
     for s in "${STAGES[@]}"; do
         IFS='|' read -r n st sec d <<<"$s"
