@@ -160,8 +160,8 @@ __device__ __forceinline__ OutT out_value(const T &x, size_t index) {
     else return x;
 }
 
-template <typename T, typename OutT, bool INDICES, class Sel, int BLOCK, int IPT>
-__global__ void __launch_bounds__(BLOCK)
+template <typename T, typename OutT, bool INDICES, class Sel, int BLOCK, int IPT, int MINB>
+__global__ void __launch_bounds__(BLOCK, MINB)
     compact_kernel(const CompactParams<T, OutT> p, const Sel sel, const libscan::TileState<unsigned long long> state) {
     using Shape = libscan::detail::TileShape<T, BLOCK, IPT>;
     constexpr int K = Shape::K, V = Shape::V, kTile = Shape::kTile;
@@ -260,10 +260,11 @@ __global__ void __launch_bounds__(BLOCK)
 
 } // namespace detail
 
-// Device-wide compaction of elements of type T with tile BLOCK x IPT
-// (defaults from compact_tuning.cuh). sizeof(T) must be a multiple of 4.
+// Device-wide compaction of elements of type T with tile BLOCK x IPT and at
+// least MINB resident blocks per SM (defaults from compact_tuning.cuh).
+// sizeof(T) must be a multiple of 4.
 template <typename T, int BLOCK = CompactTuning<sizeof(T)>::kBlockThreads,
-          int IPT = CompactTuning<sizeof(T)>::kItemsPerThread>
+          int IPT = CompactTuning<sizeof(T)>::kItemsPerThread, int MINB = CompactTuning<sizeof(T)>::kMinBlocksPerSM>
 struct DeviceCompact {
     using Shape = libscan::detail::TileShape<T, BLOCK, IPT>;
     using State = libscan::TileState<unsigned long long>;
@@ -302,7 +303,7 @@ struct DeviceCompact {
         p.num_tiles = static_cast<unsigned>(tiles);
         p.vector_ok = reinterpret_cast<uintptr_t>(in) % 16 == 0;
         const size_t smem = sizeof(OutT) * Shape::kTile;
-        auto kernel = detail::compact_kernel<T, OutT, INDICES, Sel, BLOCK, IPT>;
+        auto kernel = detail::compact_kernel<T, OutT, INDICES, Sel, BLOCK, IPT, MINB>;
         if (smem > 48 * 1024) {
             e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
             if (e != cudaSuccess) return e;

@@ -17,6 +17,10 @@ namespace libscan {
 // 256x8, 512x8, 256x12, 512x16).
 // kMinBlocksPerSM goes to __launch_bounds__: 1 leaves registers to the
 // compiler (3 blocks of 256 x 32 u32 fit an SM), larger values cap them.
+// Chosen by: bench/results/2026-11-21-h100-2fc027a/tile-sweep.txt (2^28 on
+// the H100: 4-byte 256 x 32 with 4 blocks per SM (64 registers) 802 us
+// against 819 us for the compiler's 77 registers, f32 823 against 864;
+// u64 256 x 16 lost at 4 blocks: 1855 against 1738 us).
 template <size_t ELEMENT_BYTES> struct ScanTuning {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = ELEMENT_BYTES >= 128 ? 1 : int(128 / ELEMENT_BYTES);
@@ -25,7 +29,7 @@ template <size_t ELEMENT_BYTES> struct ScanTuning {
 template <> struct ScanTuning<4> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 32;
-    static constexpr int kMinBlocksPerSM = 1;
+    static constexpr int kMinBlocksPerSM = 4;
 };
 template <> struct ScanTuning<8> {
     static constexpr int kBlockThreads = 256;
