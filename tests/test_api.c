@@ -1,6 +1,12 @@
 /* test_api.c -- the host-only parts of libscan's C API (label cpu): status
- * strings, dtype/op names, the version, libscan_scan_temp_bytes, and every
- * bad-argument status that libscan decides before any CUDA call.
+ * strings, dtype/op names, the version, libscan_scan_temp_bytes, every
+ * bad-argument status that libscan decides before any CUDA call, and the
+ * helpers for libraries built on libscan (libscan_ranges_overlap,
+ * libscan_check_device_pointer, LIBSCAN_TEMP_ALIGNMENT).
+ *
+ *   test_api [cpu]   the host-only tests (label cpu)
+ *   test_api gpu     libscan_check_device_pointer on real allocations (label
+ *                    gpu; each test calls test_require_gpu() first)
  *
  * The scans here get fake, never-dereferenced device pointers: the manual
  * says every argument is checked before anything is launched, so a wrong
@@ -394,7 +400,165 @@ static void test_everything_wrong_is_an_error(void **state) {
     }
 }
 
-int main(void) {
+/* ---- helpers for libraries built on libscan ------------------------------ */
+
+/* Reference: the ranges [oa, oa+na) and [ob, ob+nb), given as offsets from
+ * one base, share a byte -- by looking at every byte of the first. */
+static int ref_overlap(size_t oa, size_t na, size_t ob, size_t nb) {
+    for (size_t k = oa; k < oa + na; ++k)
+        if (k >= ob && k < ob + nb) return 1;
+    return 0;
+}
+
+#define EXPECT_OVERLAP(want, a, na, b, nb)                                                                  \
+    do {                                                                                                    \
+        const int got_ = libscan_ranges_overlap((a), (na), (b), (nb)) != 0;                                 \
+        if (got_ != (want))                                                                                 \
+            TFAIL("libscan_ranges_overlap(%p, %zu, %p, %zu) = %d, expected %d", (const void *)(a),          \
+                  (size_t)(na), (const void *)(b), (size_t)(nb), got_, (int)(want));                        \
+    } while (0)
+
+static void test_ranges_overlap_edges(void **state) {
+    (void)state;
+    char *a = (char *)fake_in;
+    /* adjacent, in both orders: no shared byte */
+    EXPECT_OVERLAP(0, a, 16, a + 16, 16);
+    EXPECT_OVERLAP(0, a + 16, 16, a, 16);
+    EXPECT_OVERLAP(0, a, 1, a + 1, 1);
+    /* one shared byte at either end */
+    EXPECT_OVERLAP(1, a, 16, a + 15, 16);
+    EXPECT_OVERLAP(1, a + 15, 16, a, 16);
+    EXPECT_OVERLAP(1, a, 1, a, 1);
+    /* the same range; one inside the other (in both orders, and flush with
+     * either end) */
+    EXPECT_OVERLAP(1, a, 4096, a, 4096);
+    EXPECT_OVERLAP(1, a, 4096, a + 100, 8);
+    EXPECT_OVERLAP(1, a + 100, 8, a, 4096);
+    EXPECT_OVERLAP(1, a, 4096, a, 1);
+    EXPECT_OVERLAP(1, a, 4096, a + 4095, 1);
+    EXPECT_OVERLAP(1, a + 4095, 1, a, 4096);
+    /* zero sizes never overlap, not even at the same address or inside */
+    EXPECT_OVERLAP(0, a, 0, a, 16);
+    EXPECT_OVERLAP(0, a, 16, a, 0);
+    EXPECT_OVERLAP(0, a, 0, a, 0);
+    EXPECT_OVERLAP(0, a + 8, 0, a, 16);
+    EXPECT_OVERLAP(0, a, 16, a + 8, 0);
+    /* NULL is no buffer */
+    EXPECT_OVERLAP(0, NULL, 16, NULL, 16);
+    EXPECT_OVERLAP(0, NULL, SIZE_MAX, a, 16);
+    EXPECT_OVERLAP(0, a, 16, NULL, SIZE_MAX);
+    /* far apart; huge sizes */
+    EXPECT_OVERLAP(0, a, 4096, fake_out, 4096);
+    EXPECT_OVERLAP(1, a, (size_t)((char *)fake_out - a) + 1, fake_out, 1);
+    EXPECT_OVERLAP(0, a, (size_t)((char *)fake_out - a), fake_out, SIZE_MAX / 2);
+    /* a range that ends exactly at the top of the address space */
+    char *top = (char *)(uintptr_t)(UINTPTR_MAX - 15);
+    EXPECT_OVERLAP(1, top, 16, top + 15, 1);
+    EXPECT_OVERLAP(1, top + 15, 1, top, 16);
+    EXPECT_OVERLAP(0, top, 16, a, 16);
+    EXPECT_OVERLAP(0, a, 16, top, 16);
+    EXPECT_OVERLAP(0, top - 16, 16, top, 16);
+}
+
+static void test_ranges_overlap_random(void **state) {
+    (void)state;
+    /* Random small ranges inside a 64-byte window, low in memory and flush
+     * with the top of the address space, against the byte-by-byte reference. */
+    const uintptr_t bases[2] = {(uintptr_t)fake_in, UINTPTR_MAX - 63};
+    rng_t r;
+    rng_init(&r, "ranges_overlap", 0);
+    for (int b = 0; b < 2; ++b) {
+        char *base = (char *)bases[b];
+        for (int i = 0; i < 20000; ++i) {
+            const size_t oa = (size_t)rng_below(&r, 49), na = (size_t)rng_below(&r, 17);
+            const size_t ob = (size_t)rng_below(&r, 49), nb = (size_t)rng_below(&r, 17);
+            EXPECT_OVERLAP(ref_overlap(oa, na, ob, nb), base + oa, na, base + ob, nb);
+        }
+    }
+}
+
+static void test_temp_alignment(void **state) {
+    (void)state;
+    /* The documented value, a power of two (apps align with a mask). */
+    assert_int_equal(LIBSCAN_TEMP_ALIGNMENT, 256);
+    assert_int_equal(LIBSCAN_TEMP_ALIGNMENT & (LIBSCAN_TEMP_ALIGNMENT - 1), 0);
+}
+
+static void test_check_device_pointer_null(void **state) {
+    (void)state;
+    /* Decided before any CUDA call, with or without a GPU. */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_check_device_pointer(NULL));
+}
+
+/* What a plain host pointer must give: INVALID_POINTER, or SUCCESS where the
+ * device can access pageable memory (asked here, not assumed). */
+static libscan_status_t expected_for_host_memory(void) {
+    int device = 0, pageable = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device));
+    return pageable ? LIBSCAN_SUCCESS : LIBSCAN_ERROR_INVALID_POINTER;
+}
+
+static void test_check_device_pointer_host_stack(void **state) {
+    (void)state;
+    int on_stack[4] = {0, 1, 2, 3};
+    const libscan_status_t got = libscan_check_device_pointer(on_stack);
+    if (!test_gpu_present()) {
+        /* No device to ask: the query itself fails, and says so. */
+        if (got != LIBSCAN_ERROR_CUDA)
+            TFAIL("host pointer without a GPU: got %d (%s), expected LIBSCAN_ERROR_CUDA", (int)got,
+                  libscan_status_string(got));
+        return;
+    }
+    const libscan_status_t want = expected_for_host_memory();
+    if (got != want)
+        TFAIL("host stack pointer: got %d (%s), expected %d (%s)", (int)got, libscan_status_string(got), (int)want,
+              libscan_status_string(want));
+    CUDA_CHECK(cudaGetLastError()); /* nothing left pending */
+}
+
+/* ---- libscan_check_device_pointer on the GPU (test_api gpu) -------------- */
+
+static void test_check_device_pointer_device_memory(void **state) {
+    (void)state;
+    test_require_gpu();
+    char *d = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&d, 4096));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_check_device_pointer(d));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_check_device_pointer(d + 1));    /* inside, misaligned */
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_check_device_pointer(d + 4095)); /* last byte */
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaFree(d));
+}
+
+static void test_check_device_pointer_managed_and_pinned(void **state) {
+    (void)state;
+    test_require_gpu();
+    void *m = NULL, *h = NULL;
+    CUDA_CHECK(cudaMallocManaged(&m, 4096, cudaMemAttachGlobal));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_check_device_pointer(m));
+    CUDA_CHECK(cudaFree(m));
+    CUDA_CHECK(cudaHostAlloc(&h, 4096, cudaHostAllocMapped));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_check_device_pointer(h));
+    CUDA_CHECK(cudaFreeHost(h));
+    CUDA_CHECK(cudaGetLastError());
+}
+
+static void test_check_device_pointer_host_heap(void **state) {
+    (void)state;
+    test_require_gpu();
+    const libscan_status_t want = expected_for_host_memory();
+    int on_stack = 7;
+    char *heap = (char *)malloc(4096);
+    assert_non_null(heap);
+    LS_EXPECT(want, libscan_check_device_pointer(&on_stack));
+    LS_EXPECT(want, libscan_check_device_pointer(heap));
+    LS_EXPECT(want, libscan_check_device_pointer(heap + 4095));
+    free(heap);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_values_are_the_documented_ones),
         cmocka_unit_test(test_status_strings),
@@ -413,7 +577,23 @@ int main(void) {
         cmocka_unit_test(test_overlap),
         cmocka_unit_test(test_misaligned_pointers),
         cmocka_unit_test(test_everything_wrong_is_an_error),
+        cmocka_unit_test(test_ranges_overlap_edges),
+        cmocka_unit_test(test_ranges_overlap_random),
+        cmocka_unit_test(test_temp_alignment),
+        cmocka_unit_test(test_check_device_pointer_null),
+        cmocka_unit_test(test_check_device_pointer_host_stack),
     };
-    test_begin("test_api");
+    const struct CMUnitTest gpu_tests[] = {
+        cmocka_unit_test(test_check_device_pointer_device_memory),
+        cmocka_unit_test(test_check_device_pointer_managed_and_pinned),
+        cmocka_unit_test(test_check_device_pointer_host_heap),
+    };
+    const int gpu = argc == 2 && strcmp(argv[1], "gpu") == 0;
+    if (argc > 2 || (argc == 2 && !gpu && strcmp(argv[1], "cpu") != 0)) {
+        fprintf(stderr, "usage: %s [cpu|gpu]\n", argv[0]);
+        return 2;
+    }
+    test_begin(gpu ? "test_api gpu" : "test_api");
+    if (gpu) return test_exit_code(cmocka_run_group_tests_name("test_api_gpu", gpu_tests, NULL, NULL));
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }

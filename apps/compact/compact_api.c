@@ -10,9 +10,6 @@
 
 #include "compact_internal.h"
 
-/* Slack so that any caller temp pointer can be aligned up to 256 bytes. */
-#define TEMP_ALIGN 256u
-
 static const compact_opts_t default_opts = COMPACT_OPTS_INIT;
 
 static bool is_float(libscan_dtype_t d) { return d == LIBSCAN_F32 || d == LIBSCAN_F64; }
@@ -65,32 +62,8 @@ libscan_status_t compact_temp_bytes(size_t count, libscan_dtype_t dtype, size_t 
     case LIBSCAN_F32: need = compact__temp_bytes_f32(count); break;
     case LIBSCAN_F64: need = compact__temp_bytes_f64(count); break;
     }
-    *temp_bytes = need ? need + TEMP_ALIGN : 0;
+    *temp_bytes = need ? need + LIBSCAN_TEMP_ALIGNMENT : 0; /* any caller pointer can be aligned up */
     return LIBSCAN_SUCCESS;
-}
-
-/* [a, a+na) and [b, b+nb) share a byte. */
-static bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return a && b && na && nb && x < y + nb && y < x + na;
-}
-
-/* SUCCESS if the device can dereference p (as libscan's scan_api.c). */
-static libscan_status_t check_accessible(const void *p) {
-    struct cudaPointerAttributes attr;
-    cudaError_t e = cudaPointerGetAttributes(&attr, p);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return e == cudaErrorInvalidValue ? LIBSCAN_ERROR_INVALID_POINTER : LIBSCAN_ERROR_CUDA;
-    }
-    if (attr.type != cudaMemoryTypeUnregistered) return LIBSCAN_SUCCESS;
-    int device = 0, pageable = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return LIBSCAN_ERROR_CUDA;
-    }
-    return pageable ? LIBSCAN_SUCCESS : LIBSCAN_ERROR_INVALID_POINTER;
 }
 
 /* Checks shared by the GPU and CPU paths: enums, predicate, NULLs, count.
@@ -136,33 +109,38 @@ static libscan_status_t run_gpu(compact__call_t c, bool partition, const compact
         return LIBSCAN_ERROR_INVALID_POINTER;
 
     /* Only values may be compacted in place (d_out == d_in). */
-    if (overlaps(c.in, in_bytes, c.out, out_bytes) && (c.in != c.out || c.indices)) return LIBSCAN_ERROR_OVERLAP;
-    if (overlaps(c.rejected, out_bytes, c.in, in_bytes) || overlaps(c.rejected, out_bytes, c.out, out_bytes) ||
-        overlaps(c.flags, c.count, c.out, out_bytes) || overlaps(c.flags, c.count, c.rejected, out_bytes))
+    if (libscan_ranges_overlap(c.in, in_bytes, c.out, out_bytes) && (c.in != c.out || c.indices))
+        return LIBSCAN_ERROR_OVERLAP;
+    if (libscan_ranges_overlap(c.rejected, out_bytes, c.in, in_bytes) ||
+        libscan_ranges_overlap(c.rejected, out_bytes, c.out, out_bytes) ||
+        libscan_ranges_overlap(c.flags, c.count, c.out, out_bytes) ||
+        libscan_ranges_overlap(c.flags, c.count, c.rejected, out_bytes))
         return LIBSCAN_ERROR_OVERLAP;
     const void *data[4] = {c.in, c.out, c.rejected, c.flags};
     const size_t sizes[4] = {in_bytes, out_bytes, out_bytes, c.count};
     for (int i = 0; i < 4; ++i)
-        if (overlaps(c.num, sizeof(size_t), data[i], sizes[i])) return LIBSCAN_ERROR_OVERLAP;
+        if (libscan_ranges_overlap(c.num, sizeof(size_t), data[i], sizes[i])) return LIBSCAN_ERROR_OVERLAP;
 
     size_t need = 0;
     (void)compact_temp_bytes(c.count, c.dtype, &need);
     if (opts->d_temp) {
         if (opts->temp_bytes < need) return LIBSCAN_ERROR_TEMP_TOO_SMALL;
         for (int i = 0; i < 4; ++i)
-            if (overlaps(opts->d_temp, opts->temp_bytes, data[i], sizes[i])) return LIBSCAN_ERROR_OVERLAP;
-        if (overlaps(opts->d_temp, opts->temp_bytes, c.num, sizeof(size_t))) return LIBSCAN_ERROR_OVERLAP;
+            if (libscan_ranges_overlap(opts->d_temp, opts->temp_bytes, data[i], sizes[i]))
+                return LIBSCAN_ERROR_OVERLAP;
+        if (libscan_ranges_overlap(opts->d_temp, opts->temp_bytes, c.num, sizeof(size_t)))
+            return LIBSCAN_ERROR_OVERLAP;
     }
 
     for (int i = 0; i < 4; ++i) {
         if (!data[i]) continue;
-        st = check_accessible(data[i]);
+        st = libscan_check_device_pointer(data[i]);
         if (st != LIBSCAN_SUCCESS) return st;
     }
-    st = check_accessible(c.num);
+    st = libscan_check_device_pointer(c.num);
     if (st != LIBSCAN_SUCCESS) return st;
     if (opts->d_temp && need) {
-        st = check_accessible(opts->d_temp);
+        st = libscan_check_device_pointer(opts->d_temp);
         if (st != LIBSCAN_SUCCESS) return st;
     }
 
@@ -179,7 +157,8 @@ static libscan_status_t run_gpu(compact__call_t c, bool partition, const compact
         temp_size = need;
     }
     if (temp) {
-        uintptr_t t = (uintptr_t)temp, aligned = (t + TEMP_ALIGN - 1) & ~(uintptr_t)(TEMP_ALIGN - 1);
+        const uintptr_t mask = (uintptr_t)LIBSCAN_TEMP_ALIGNMENT - 1;
+        uintptr_t t = (uintptr_t)temp, aligned = (t + mask) & ~mask;
         c.temp = (void *)aligned;
         c.temp_bytes = temp_size - (size_t)(aligned - t);
     }
@@ -255,7 +234,7 @@ libscan_status_t compact_unique(const void *d_in, void *d_out, size_t *d_num_sel
 libscan_status_t compact_count_to_host(const size_t *d_num_selected, size_t *count, cudaStream_t stream) {
     if (!d_num_selected || !count) return LIBSCAN_ERROR_NULL_POINTER;
     if ((uintptr_t)d_num_selected % sizeof(size_t)) return LIBSCAN_ERROR_INVALID_POINTER;
-    libscan_status_t st = check_accessible(d_num_selected);
+    libscan_status_t st = libscan_check_device_pointer(d_num_selected);
     if (st != LIBSCAN_SUCCESS) return st;
     size_t value = 0;
     cudaError_t e = cudaMemcpyAsync(&value, d_num_selected, sizeof value, cudaMemcpyDeviceToHost, stream);

@@ -6,9 +6,11 @@
 #include <string.h>
 #include "radixsort_internal.h"
 
-#define TEMP_ALIGN 256u
-
-static size_t round_up(size_t x) { return (x + TEMP_ALIGN - 1) / TEMP_ALIGN * TEMP_ALIGN; }
+/* Sub-buffers of temp start at libscan's temp alignment. */
+static size_t round_up(size_t x) {
+    const size_t a = LIBSCAN_TEMP_ALIGNMENT;
+    return (x + a - 1) / a * a;
+}
 
 size_t radixsort_key_size(radixsort_key_t key) {
     switch (key) {
@@ -59,32 +61,8 @@ libscan_status_t radixsort_temp_bytes(radixsort_mode_t mode, size_t count, radix
     size_t need = radixsort__scratch_bytes(count, ks, value_bytes);
     if (mode == RADIXSORT_MODE_OUT_OF_PLACE) need += round_up(count * ks) + round_up(count * value_bytes);
     if (mode == RADIXSORT_MODE_ARGSORT) need += 2 * round_up(count * ks) + round_up(count * value_bytes);
-    *temp_bytes = need + TEMP_ALIGN; /* any caller pointer can be aligned up */
+    *temp_bytes = need + LIBSCAN_TEMP_ALIGNMENT; /* any caller pointer can be aligned up */
     return LIBSCAN_SUCCESS;
-}
-
-/* [a, a+na) and [b, b+nb) share a byte. */
-static int overlaps(const void *a, size_t na, const void *b, size_t nb) {
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return a && b && na && nb && x < y + nb && y < x + na;
-}
-
-/* SUCCESS if the device can dereference p. */
-static libscan_status_t check_accessible(const void *p) {
-    struct cudaPointerAttributes attr;
-    cudaError_t e = cudaPointerGetAttributes(&attr, p);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return e == cudaErrorInvalidValue ? LIBSCAN_ERROR_INVALID_POINTER : LIBSCAN_ERROR_CUDA;
-    }
-    if (attr.type != cudaMemoryTypeUnregistered) return LIBSCAN_SUCCESS;
-    int device = 0, pageable = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return LIBSCAN_ERROR_CUDA;
-    }
-    return pageable ? LIBSCAN_SUCCESS : LIBSCAN_ERROR_INVALID_POINTER;
 }
 
 /* The buffers of one call: pointer, bytes, required alignment. */
@@ -110,10 +88,10 @@ static libscan_status_t check_bufs(const bufs_t *b) {
         if (b->p[i] && b->align[i] > 1 && (uintptr_t)b->p[i] % b->align[i]) return LIBSCAN_ERROR_INVALID_POINTER;
     for (int i = 0; i < b->n; ++i)
         for (int j = i + 1; j < b->n; ++j)
-            if (overlaps(b->p[i], b->bytes[i], b->p[j], b->bytes[j])) return LIBSCAN_ERROR_OVERLAP;
+            if (libscan_ranges_overlap(b->p[i], b->bytes[i], b->p[j], b->bytes[j])) return LIBSCAN_ERROR_OVERLAP;
     for (int i = 0; i < b->n; ++i)
         if (b->p[i] && b->bytes[i]) {
-            libscan_status_t st = check_accessible(b->p[i]);
+            libscan_status_t st = libscan_check_device_pointer(b->p[i]);
             if (st != LIBSCAN_SUCCESS) return st;
         }
     return LIBSCAN_SUCCESS;
@@ -163,7 +141,7 @@ static libscan_status_t launch(radixsort__plan_t *pl, radixsort_mode_t mode, con
     }
     /* Layout: scratch | alternate keys | alternate values | argsort's keys. */
     const size_t ks = radixsort_key_size(pl->key);
-    char *base = (char *)(((uintptr_t)temp + TEMP_ALIGN - 1) / TEMP_ALIGN * TEMP_ALIGN);
+    char *base = (char *)(uintptr_t)round_up((uintptr_t)temp);
     pl->scratch = base;
     base += radixsort__scratch_bytes(pl->count, ks, pl->value_bytes);
     if (mode != RADIXSORT_MODE_DOUBLE_BUFFER) {

@@ -1,15 +1,19 @@
-/* checks.c -- argument checks shared by the public entry points. */
+/* checks.c -- argument checks shared by the public entry points (and, through
+ * libscan.h, by libraries built on libscan), and their temp storage. */
 #include <stdint.h>
 #include "internal.h"
 
-/* [a, a+na) and [b, b+nb) share a byte. */
-int libscan__overlaps(const void *a, size_t na, const void *b, size_t nb) {
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return na && nb && x < y + nb && y < x + na;
+/* Public (libscan.h); the entry points reach them through internal.h's
+ * libscan__ names. Differences, not sums, so a range that ends at the top of
+ * the address space cannot wrap. */
+int libscan_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
+    if (!a || !b || !a_bytes || !b_bytes) return 0;
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x <= y ? y - x < a_bytes : x - y < b_bytes;
 }
 
-/* SUCCESS if the device can dereference p. */
-libscan_status_t libscan__check_accessible(const void *p) {
+libscan_status_t libscan_check_device_pointer(const void *p) {
+    if (!p) return LIBSCAN_ERROR_INVALID_POINTER;
     struct cudaPointerAttributes attr;
     cudaError_t e = cudaPointerGetAttributes(&attr, p);
     if (e != cudaSuccess) {
@@ -17,6 +21,7 @@ libscan_status_t libscan__check_accessible(const void *p) {
         return e == cudaErrorInvalidValue ? LIBSCAN_ERROR_INVALID_POINTER : LIBSCAN_ERROR_CUDA;
     }
     if (attr.type != cudaMemoryTypeUnregistered) return LIBSCAN_SUCCESS;
+    /* Plain host memory: reachable only where the device walks the host's page tables. */
     int device = 0, pageable = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
@@ -25,7 +30,6 @@ libscan_status_t libscan__check_accessible(const void *p) {
     }
     return pageable ? LIBSCAN_SUCCESS : LIBSCAN_ERROR_INVALID_POINTER;
 }
-
 
 libscan_status_t libscan__temp_acquire(void *d_temp, size_t temp_bytes, size_t need, cudaStream_t stream,
                                        libscan__temp_t *t) {

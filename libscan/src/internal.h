@@ -27,15 +27,16 @@ typedef struct libscan__scan_call {
     size_t temp_bytes;
 } libscan__scan_call_t;
 
-/* 1 when [a, a+na) and [b, b+nb) share a byte (0 for empty ranges). */
-int libscan__overlaps(const void *a, size_t na, const void *b, size_t nb);
+/* The public checks under the names the entry points use (one
+ * implementation, checks.c): nonzero when [a, a+na) and [b, b+nb) share a
+ * byte (never for empty ranges or NULL); SUCCESS when the device can
+ * dereference p, else INVALID_POINTER (or CUDA when the runtime fails). */
+#define libscan__overlaps(a, na, b, nb) libscan_ranges_overlap((a), (na), (b), (nb))
+#define libscan__check_accessible(p) libscan_check_device_pointer(p)
 
-/* SUCCESS when the device can dereference p, else INVALID_POINTER (or CUDA
- * when the runtime fails). */
-libscan_status_t libscan__check_accessible(const void *p);
-
-/* Slack added to every temp size so any caller pointer can be aligned up. */
-#define LIBSCAN__TEMP_ALIGN 256u
+/* Slack added to every temp size so any caller pointer can be aligned up
+ * (libscan.h documents the value). */
+#define LIBSCAN__TEMP_ALIGN LIBSCAN_TEMP_ALIGNMENT
 
 /* Temp storage for one call: the caller's (aligned up), or a stream-ordered
  * allocation of `need` bytes when the caller gave none. */

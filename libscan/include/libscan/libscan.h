@@ -348,6 +348,38 @@ LIBSCAN_API int libscan_version(void);
 /* The same as a string, "MAJOR.MINOR.PATCH". */
 LIBSCAN_API const char *libscan_version_string(void);
 
+/* ------------------------------------------------------------------------- */
+/* Helpers for libraries built on libscan                                     */
+/* ------------------------------------------------------------------------- */
+/* The checks libscan's own entry points make, for libraries (such as the
+ * programs' compact and radixsort) that take device buffers from their own
+ * callers and want the same rules and statuses. */
+
+/* The alignment libscan gives temp storage: a caller's d_temp is aligned up
+ * to this many bytes, and every nonzero *_temp_bytes() result includes that
+ * much slack, so any caller pointer works. */
+#define LIBSCAN_TEMP_ALIGNMENT 256
+
+/*
+ * libscan_check_device_pointer: whether the current device can dereference p.
+ * Returns SUCCESS for device, managed and mapped pinned host memory, and for
+ * pageable host memory when the device has pageable memory access
+ * (cudaDevAttrPageableMemoryAccess); INVALID_POINTER for NULL or host memory
+ * the device cannot reach; CUDA when the pointer query itself fails (no
+ * device, driver error; the error has been consumed with cudaGetLastError()).
+ * Checks p only, not a size or an alignment. Host-only: queries pointer and
+ * device attributes, launches nothing and does not synchronise.
+ */
+LIBSCAN_API libscan_status_t libscan_check_device_pointer(const void *p);
+
+/*
+ * libscan_ranges_overlap: nonzero when the byte ranges [a, a + a_bytes) and
+ * [b, b + b_bytes) share at least one byte, else 0. Empty ranges (0 bytes)
+ * and NULL pointers (no buffer) never overlap anything; adjacent ranges do
+ * not overlap. Pure address arithmetic, no CUDA call.
+ */
+LIBSCAN_API int libscan_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
