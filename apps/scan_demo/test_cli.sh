@@ -8,34 +8,10 @@ set -euo pipefail
 
 demo=$1
 sample=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+# shellcheck source-path=SCRIPTDIR source=../../tests/support/cli_lib.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../tests/support/cli_lib.sh"
+cli_init "$demo"
 
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-
-# expect STATUS NAME -- ARGS...: runs scan_demo, checks its exit status;
-# stdout in $tmp/out, stderr in $tmp/err.
-expect() {
-    local want=$1 name=$2
-    shift 3
-    local got=0
-    "$demo" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-    if [[ $got != "$want" ]]; then
-        fail "$name: exit status $got, expected $want (stderr: $(head -c 300 "$tmp/err"))"
-        return 1
-    fi
-}
-# stderr must be exactly one line containing each of the given strings.
-one_line_naming() {
-    local name=$1
-    shift
-    [[ $(wc -l <"$tmp/err") == 1 ]] || fail "$name: stderr is not one line: $(cat "$tmp/err")"
-    local s
-    for s in "$@"; do
-        grep -qF -- "$s" "$tmp/err" || fail "$name: stderr does not mention '$s': $(cat "$tmp/err")"
-    done
-}
 same_output() { # NAME EXPECTED (lines joined by spaces)
     local got
     got=$(tr '\n' ' ' <"$tmp/out" | sed 's/ $//')
@@ -49,21 +25,21 @@ fi
 if expect 0 version -- --version; then
     grep -q 'libscan [0-9]*\.[0-9]*\.[0-9]*' "$tmp/out" || fail "version: no version"
 fi
-expect 1 "no file" -- && one_line_naming "no file" "FILE"
-expect 1 "two files" -- a.txt b.txt && one_line_naming "two files" a.txt b.txt
-expect 1 "unknown option" -- --frobnicate x && one_line_naming "unknown option" --frobnicate
-expect 1 "bad op" -- --op avg x && one_line_naming "bad op" avg
-expect 1 "bad device" -- --device tpu x && one_line_naming "bad device" tpu
-expect 1 "op without value" -- --op && one_line_naming "op without value" --op
+expect 1 "no file" -- && one_line "no file" "FILE"
+expect 1 "two files" -- a.txt b.txt && one_line "two files" a.txt b.txt
+expect 1 "unknown option" -- --frobnicate x && one_line "unknown option" --frobnicate
+expect 1 "bad op" -- --op avg x && one_line "bad op" avg
+expect 1 "bad device" -- --device tpu x && one_line "bad device" tpu
+expect 1 "op without value" -- --op && one_line "op without value" --op
 
 # --- bad input ---------------------------------------------------------------
-expect 1 "missing file" -- "$tmp/nope.txt" && one_line_naming "missing file" "$tmp/nope.txt"
+expect 1 "missing file" -- "$tmp/nope.txt" && one_line "missing file" "$tmp/nope.txt"
 printf '1\n2\n\nabc\n' >"$tmp/bad.txt"
-expect 1 "non-numeric line" -- "$tmp/bad.txt" && one_line_naming "non-numeric line" "bad.txt:4" abc
+expect 1 "non-numeric line" -- "$tmp/bad.txt" && one_line "non-numeric line" "bad.txt:4" abc
 printf '1.5\n2e999\n' >"$tmp/range.txt"
-expect 1 "out of range" -- --device cpu "$tmp/range.txt" && one_line_naming "out of range" "range.txt:2"
+expect 1 "out of range" -- --device cpu "$tmp/range.txt" && one_line "out of range" "range.txt:2"
 printf '1\n2\0\n' >"$tmp/nul.txt"
-expect 1 "NUL byte" -- "$tmp/nul.txt" && one_line_naming "NUL byte" "nul.txt:2"
+expect 1 "NUL byte" -- "$tmp/nul.txt" && one_line "NUL byte" "nul.txt:2"
 
 # --- results on the CPU ----------------------------------------------------------
 printf '3\n-1\n\n 4 \n1\r\n-5\n' >"$tmp/ints.txt"
@@ -102,12 +78,8 @@ if expect 0 "auto device" -- --op max "$sample"; then
     else
         echo "no GPU: checking the CPU fallback"
         [[ $notes == 1 && $(wc -l <"$tmp/err") == 1 ]] || fail "auto device: expected one note on stderr: $(cat "$tmp/err")"
-        expect 2 "forced gpu without GPU" -- --device gpu "$sample" && one_line_naming "forced gpu" "GPU"
+        expect 2 "forced gpu without GPU" -- --device gpu "$sample" && one_line "forced gpu" "GPU"
     fi
 fi
 
-if [[ $failures -gt 0 ]]; then
-    echo "scan_demo CLI: $failures failure(s)" >&2
-    exit 1
-fi
-echo "scan_demo CLI: all checks passed"
+cli_finish "scan_demo CLI"

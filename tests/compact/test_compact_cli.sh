@@ -9,38 +9,16 @@
 set -uo pipefail
 
 prog=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# shellcheck source-path=SCRIPTDIR source=../support/cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/cli_lib.sh"
+cli_init "$prog"
 
-# run STATUS NAME ARGS...: runs compact, checks the exit status; stdout in
-# $tmp/out, stderr in $tmp/err. Returns 1 on a wrong status.
-run() {
-    local want=$1 name=$2
-    shift 2
-    local got=0
-    "$prog" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-    if [[ $got != "$want" ]]; then
-        fail "$name: exit status $got, expected $want (stderr: $(head -c 300 "$tmp/err"))"
-        return 1
-    fi
-}
-# stderr is one line mentioning each argument.
-one_line() {
-    local name=$1
-    shift
-    [[ $(wc -l <"$tmp/err") == 1 ]] || fail "$name: stderr is not one line: $(cat "$tmp/err")"
-    local s
-    for s in "$@"; do grep -qF -- "$s" "$tmp/err" || fail "$name: stderr does not mention '$s': $(cat "$tmp/err")"; done
-}
 stdout_is() { [[ $(cat "$tmp/out") == "$2" ]] || fail "$1: stdout '$(cat "$tmp/out")', expected '$2'"; }
 file_is() { # NAME FILE EXPECTED (lines joined by spaces)
     local got
     got=$(tr '\n' ' ' <"$2" | sed 's/ $//')
     [[ $got == "$3" ]] || fail "$1: $2 holds '$got', expected '$3'"
 }
-no_file() { [[ ! -e $2 ]] || fail "$1: $2 was left behind"; ls -a "$(dirname "$2")" | grep -q '^\.[^.].*\.[A-Za-z0-9]\{6\}$' && fail "$1: a temporary file was left behind"; }
 
 # ---- writing .npy files -----------------------------------------------------------
 # le BYTES VALUE: VALUE (non-negative, < 2^63) as BYTES little-endian bytes.
@@ -78,24 +56,24 @@ npy_u32() {
 
 # ---- usage ---------------------------------------------------------------------
 printf '5\n1\n7\n2\n9\n3\n3\n' >"$tmp/a.txt"
-run 0 help --help && grep -q '^Usage: compact' "$tmp/out" || fail "help: no usage line"
+expect 0 help --help && grep -q '^Usage: compact' "$tmp/out" || fail "help: no usage line"
 grep -q -- '--indices' "$tmp/out" && grep -q 'uint64' "$tmp/out" || fail "help: --indices does not say uint64"
-run 0 version --version && grep -q 'libscan [0-9]*\.[0-9]*\.[0-9]*' "$tmp/out" || fail "version: no version"
-run 1 "no args" && one_line "no args" "no input file"
-run 1 "no criterion" "$tmp/a.txt" "$tmp/o.txt" && one_line "no criterion" "criterion"
-run 1 "no output" "$tmp/a.txt" --gt 1 && one_line "no output" "no output file"
-run 1 "two criteria" "$tmp/a.txt" "$tmp/o.txt" --gt 1 --unique && one_line "two criteria" --unique --gt
-run 1 "too many files" "$tmp/a.txt" "$tmp/o.txt" extra --gt 1 && one_line "too many files" extra
-run 1 "unknown option" "$tmp/a.txt" "$tmp/o.txt" --frobnicate && one_line "unknown option" --frobnicate
-run 1 "missing value" "$tmp/a.txt" "$tmp/o.txt" --gt && one_line "missing value" --gt
-run 1 "range one value" "$tmp/a.txt" "$tmp/o.txt" --range 1 && one_line "range one value" --range
-run 1 "bad device" "$tmp/a.txt" "$tmp/o.txt" --gt 1 --device tpu && one_line "bad device" tpu
-run 1 "bad format" "$tmp/a.txt" "$tmp/o.txt" --gt 1 --format xls && one_line "bad format" xls
-run 1 "bad out-format" "$tmp/a.txt" "$tmp/o.txt" --gt 1 --out-format xls && one_line "bad out-format" xls
-run 1 "bad dtype" "$tmp/a.txt" "$tmp/o.txt" --gt 1 --dtype int7 && one_line "bad dtype" int7
-run 1 "count with OUT" "$tmp/a.txt" "$tmp/o.txt" --count --gt 1 && one_line "count with OUT" --count
-run 1 "count with partition" "$tmp/a.txt" --count --partition --gt 1 && one_line "count with partition" --partition
-run 1 "partition unique" "$tmp/a.txt" "$tmp/o.txt" --partition --unique && one_line "partition unique" --partition
+expect 0 version --version && grep -q 'libscan [0-9]*\.[0-9]*\.[0-9]*' "$tmp/out" || fail "version: no version"
+expect 1 "no args" && one_line "no args" "no input file"
+expect 1 "no criterion" "$tmp/a.txt" "$tmp/o.txt" && one_line "no criterion" "criterion"
+expect 1 "no output" "$tmp/a.txt" --gt 1 && one_line "no output" "no output file"
+expect 1 "two criteria" "$tmp/a.txt" "$tmp/o.txt" --gt 1 --unique && one_line "two criteria" --unique --gt
+expect 1 "too many files" "$tmp/a.txt" "$tmp/o.txt" extra --gt 1 && one_line "too many files" extra
+expect 1 "unknown option" "$tmp/a.txt" "$tmp/o.txt" --frobnicate && one_line "unknown option" --frobnicate
+expect 1 "missing value" "$tmp/a.txt" "$tmp/o.txt" --gt && one_line "missing value" --gt
+expect 1 "range one value" "$tmp/a.txt" "$tmp/o.txt" --range 1 && one_line "range one value" --range
+expect 1 "bad device" "$tmp/a.txt" "$tmp/o.txt" --gt 1 --device tpu && one_line "bad device" tpu
+expect 1 "bad format" "$tmp/a.txt" "$tmp/o.txt" --gt 1 --format xls && one_line "bad format" xls
+expect 1 "bad out-format" "$tmp/a.txt" "$tmp/o.txt" --gt 1 --out-format xls && one_line "bad out-format" xls
+expect 1 "bad dtype" "$tmp/a.txt" "$tmp/o.txt" --gt 1 --dtype int7 && one_line "bad dtype" int7
+expect 1 "count with OUT" "$tmp/a.txt" "$tmp/o.txt" --count --gt 1 && one_line "count with OUT" --count
+expect 1 "count with partition" "$tmp/a.txt" --count --partition --gt 1 && one_line "count with partition" --partition
+expect 1 "partition unique" "$tmp/a.txt" "$tmp/o.txt" --partition --unique && one_line "partition unique" --partition
 no_file usage "$tmp/o.txt"
 
 # ---- every criterion on a text file (CPU) -------------------------------------------
@@ -104,7 +82,7 @@ check() { # NAME EXPECTED-OUTPUT EXPECTED-STDOUT ARGS...
     local name=$1 want=$2 want_stdout=$3
     shift 3
     rm -f "$tmp/o.txt"
-    run 0 "$name" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" "$@" && { file_is "$name" "$tmp/o.txt" "$want"; stdout_is "$name" "$want_stdout"; }
+    expect 0 "$name" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" "$@" && { file_is "$name" "$tmp/o.txt" "$want"; stdout_is "$name" "$want_stdout"; }
 }
 check gt "5 7 9" "kept 3 of 7" --gt 4
 check ge "5 7 9" "kept 3 of 7" --ge 5
@@ -125,69 +103,69 @@ split 3" --gt 4 --partition
 check indices "0 2 4" "kept 3 of 7" --gt 4 --indices
 check "partition indices" "0 2 4 1 3 5 6" "kept 3 of 7
 split 3" --gt 4 --partition --indices
-run 0 count "${c[@]}" "$tmp/a.txt" --count --gt 4 && stdout_is count 3
-run 0 "count unique" "${c[@]}" "$tmp/a.txt" --unique --count && stdout_is "count unique" 6
+expect 0 count "${c[@]}" "$tmp/a.txt" --count --gt 4 && stdout_is count 3
+expect 0 "count unique" "${c[@]}" "$tmp/a.txt" --unique --count && stdout_is "count unique" 6
 printf '1\n0\n0\n1\n1\n0\n-300\n' >"$tmp/flags.txt"
 check flags "5 2 9 3" "kept 4 of 7" --flags "$tmp/flags.txt"
 check "flags partition" "5 2 9 3 1 7 3" "kept 4 of 7
 split 4" --flags "$tmp/flags.txt" --partition
 rm -f "$tmp/o.txt"
 printf '1\n0\n' >"$tmp/short.txt"
-run 1 "flags length" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --flags "$tmp/short.txt" && one_line "flags length" short.txt
+expect 1 "flags length" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --flags "$tmp/short.txt" && one_line "flags length" short.txt
 printf '1.5\n0\n' >"$tmp/fflags.txt"
-run 1 "float flags" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --flags "$tmp/fflags.txt" && one_line "float flags" fflags.txt
-run 1 "missing flags" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --flags "$tmp/nope.txt" && one_line "missing flags" nope.txt
-run 1 "range reversed" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --range 7 3 && one_line "range reversed" --range
-run 1 "value not a number" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --gt abc && one_line "value not a number" --gt abc
-run 1 "value not an integer" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --gt 2.5 && one_line "value not an integer" --gt 2.5
+expect 1 "float flags" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --flags "$tmp/fflags.txt" && one_line "float flags" fflags.txt
+expect 1 "missing flags" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --flags "$tmp/nope.txt" && one_line "missing flags" nope.txt
+expect 1 "range reversed" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --range 7 3 && one_line "range reversed" --range
+expect 1 "value not a number" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --gt abc && one_line "value not a number" --gt abc
+expect 1 "value not an integer" "${c[@]}" "$tmp/a.txt" "$tmp/o.txt" --gt 2.5 && one_line "value not an integer" --gt 2.5
 no_file "bad values" "$tmp/o.txt"
 printf '\x01\x00\x00\x01\x01\x00\x07' >"$tmp/flags.bin"
 check "raw flags" "5 2 9 3" "kept 4 of 7" --flags "$tmp/flags.bin"
 
 # Floats: NaN, signed zeros, infinities.
 printf 'nan\nnan\n-0\n0\n1.5\ninf\n-inf\n1.5\n' >"$tmp/f.txt"
-run 0 "float unique" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --unique && stdout_is "float unique" "kept 6 of 8"
-run 0 "float nan" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --nan && stdout_is "float nan" "kept 2 of 8"
-run 0 "float finite" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --finite && stdout_is "float finite" "kept 4 of 8"
-run 0 "float eq zero" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --eq -0 && stdout_is "float eq zero" "kept 2 of 8"
-run 0 "float ne" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --ne 1.5 && stdout_is "float ne" "kept 6 of 8"
-run 0 "float nonzero" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --nonzero && stdout_is "float nonzero" "kept 6 of 8"
-run 1 "float nan value" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --gt nan && one_line "float nan value" --nan
+expect 0 "float unique" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --unique && stdout_is "float unique" "kept 6 of 8"
+expect 0 "float nan" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --nan && stdout_is "float nan" "kept 2 of 8"
+expect 0 "float finite" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --finite && stdout_is "float finite" "kept 4 of 8"
+expect 0 "float eq zero" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --eq -0 && stdout_is "float eq zero" "kept 2 of 8"
+expect 0 "float ne" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --ne 1.5 && stdout_is "float ne" "kept 6 of 8"
+expect 0 "float nonzero" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --nonzero && stdout_is "float nonzero" "kept 6 of 8"
+expect 1 "float nan value" "${c[@]}" "$tmp/f.txt" "$tmp/fo.txt" --gt nan && one_line "float nan value" --nan
 
 # ---- .npy in, every output format, --format/--out-format/--dtype ------------------------
 npy_u32 "$tmp/u.npy" 10 20 30 40 4294967295
-run 0 "npy gt" "${c[@]}" "$tmp/u.npy" "$tmp/uo.npy" --gt 15 && stdout_is "npy gt" "kept 4 of 5"
+expect 0 "npy gt" "${c[@]}" "$tmp/u.npy" "$tmp/uo.npy" --gt 15 && stdout_is "npy gt" "kept 4 of 5"
 # Read our own output back (the .npy writer is apps/common's).
-run 0 "npy back" "${c[@]}" "$tmp/uo.npy" "$tmp/uo.txt" --ge 0 && file_is "npy back" "$tmp/uo.txt" "20 30 40 4294967295"
-run 0 "npy 2^32" "${c[@]}" "$tmp/u.npy" "$tmp/uo.txt" --lt 4294967296 && stdout_is "npy 2^32" "kept 5 of 5"
-run 1 "npy negative for unsigned" "${c[@]}" "$tmp/u.npy" "$tmp/uo.txt" --gt -1 && one_line "npy negative for unsigned" --gt u32
-run 0 "raw out" "${c[@]}" "$tmp/u.npy" "$tmp/uo.bin" --gt 15 && [[ $(stat -c %s "$tmp/uo.bin") == 16 ]] || fail "raw out: not 16 bytes"
-run 0 "raw in" "${c[@]}" --dtype uint32 "$tmp/uo.bin" "$tmp/uo2.txt" --le 30 && file_is "raw in" "$tmp/uo2.txt" "20 30"
-run 1 "raw without dtype" "${c[@]}" "$tmp/uo.bin" "$tmp/uo2.txt" --le 30 && one_line "raw without dtype" uo.bin
+expect 0 "npy back" "${c[@]}" "$tmp/uo.npy" "$tmp/uo.txt" --ge 0 && file_is "npy back" "$tmp/uo.txt" "20 30 40 4294967295"
+expect 0 "npy 2^32" "${c[@]}" "$tmp/u.npy" "$tmp/uo.txt" --lt 4294967296 && stdout_is "npy 2^32" "kept 5 of 5"
+expect 1 "npy negative for unsigned" "${c[@]}" "$tmp/u.npy" "$tmp/uo.txt" --gt -1 && one_line "npy negative for unsigned" --gt u32
+expect 0 "raw out" "${c[@]}" "$tmp/u.npy" "$tmp/uo.bin" --gt 15 && [[ $(stat -c %s "$tmp/uo.bin") == 16 ]] || fail "raw out: not 16 bytes"
+expect 0 "raw in" "${c[@]}" --dtype uint32 "$tmp/uo.bin" "$tmp/uo2.txt" --le 30 && file_is "raw in" "$tmp/uo2.txt" "20 30"
+expect 1 "raw without dtype" "${c[@]}" "$tmp/uo.bin" "$tmp/uo2.txt" --le 30 && one_line "raw without dtype" uo.bin
 cp "$tmp/u.npy" "$tmp/u.dat"
-run 0 "--format npy" "${c[@]}" --format npy "$tmp/u.dat" "$tmp/x.out" --out-format text --eq 30 && file_is "--format npy" "$tmp/x.out" 30
-run 0 "indices npy" "${c[@]}" "$tmp/u.npy" "$tmp/ui.npy" --indices --gt 15 &&
-    run 0 "indices npy back" "${c[@]}" "$tmp/ui.npy" "$tmp/ui.txt" --ge 0 && file_is "indices npy" "$tmp/ui.txt" "1 2 3 4"
+expect 0 "--format npy" "${c[@]}" --format npy "$tmp/u.dat" "$tmp/x.out" --out-format text --eq 30 && file_is "--format npy" "$tmp/x.out" 30
+expect 0 "indices npy" "${c[@]}" "$tmp/u.npy" "$tmp/ui.npy" --indices --gt 15 &&
+    expect 0 "indices npy back" "${c[@]}" "$tmp/ui.npy" "$tmp/ui.txt" --ge 0 && file_is "indices npy" "$tmp/ui.txt" "1 2 3 4"
 grep -qa "<u8" "$tmp/ui.npy" || fail "indices npy: not written as <u8"
 npy_header "$tmp/v2.npy" '<u4' '(2,)' 2
 le 4 7 >>"$tmp/v2.npy"; le 4 8 >>"$tmp/v2.npy"
-run 0 "npy v2" "${c[@]}" "$tmp/v2.npy" "$tmp/v2.txt" --gt 7 && file_is "npy v2" "$tmp/v2.txt" 8
+expect 0 "npy v2" "${c[@]}" "$tmp/v2.npy" "$tmp/v2.txt" --gt 7 && file_is "npy v2" "$tmp/v2.txt" 8
 npy_header "$tmp/big.npy" '>u4' '(2,)'
 printf '\x00\x00\x00\x07\x00\x00\x01\x00' >>"$tmp/big.npy"
-run 0 "npy big endian" "${c[@]}" "$tmp/big.npy" "$tmp/big.txt" --gt 7 && file_is "npy big endian" "$tmp/big.txt" 256
+expect 0 "npy big endian" "${c[@]}" "$tmp/big.npy" "$tmp/big.txt" --gt 7 && file_is "npy big endian" "$tmp/big.txt" 256
 npy_header "$tmp/u8.npy" '|u1' '(2,)'
 printf '\x01\x02' >>"$tmp/u8.npy"
-run 1 "unsupported dtype" "${c[@]}" "$tmp/u8.npy" "$tmp/x.txt" --gt 1 && one_line "unsupported dtype" u8.npy uint8
+expect 1 "unsupported dtype" "${c[@]}" "$tmp/u8.npy" "$tmp/x.txt" --gt 1 && one_line "unsupported dtype" u8.npy uint8
 no_file "unsupported dtype" "$tmp/x.txt"
 npy_header "$tmp/m.npy" '<i4' '(2, 2)'
 for v in 1 2 2 3; do le 4 $v >>"$tmp/m.npy"; done
-run 0 "2-D npy" --device cpu "$tmp/m.npy" "$tmp/m.txt" --unique && file_is "2-D npy" "$tmp/m.txt" "1 2 3"
+expect 0 "2-D npy" --device cpu "$tmp/m.npy" "$tmp/m.txt" --unique && file_is "2-D npy" "$tmp/m.txt" "1 2 3"
 grep -q 'note' "$tmp/err" || fail "2-D npy: no note about the shape"
 
 # ---- malformed input: one line naming the file, exit 1, no output --------------------------
 bad() { # NAME FILE
     rm -f "$tmp/bo.txt"
-    run 1 "$1" "${c[@]}" "$2" "$tmp/bo.txt" --gt 1 && one_line "$1" "$(basename "$2")"
+    expect 1 "$1" "${c[@]}" "$2" "$tmp/bo.txt" --gt 1 && one_line "$1" "$(basename "$2")"
     no_file "$1" "$tmp/bo.txt"
 }
 head -c 8 "$tmp/u.npy" >"$tmp/trunc_header.npy"; bad "truncated header" "$tmp/trunc_header.npy"
@@ -201,20 +179,20 @@ npy_header "$tmp/long.npy" '<u4' '(1,)'; for v in 1 2; do le 4 $v >>"$tmp/long.n
 npy_header "$tmp/huge.npy" '<u4' '(9223372036854775807,)'; le 4 1 >>"$tmp/huge.npy"; bad "huge shape" "$tmp/huge.npy"
 printf '1\nabc\n' >"$tmp/badtext.txt"; bad "bad text" "$tmp/badtext.txt"
 printf '1\n2\n3\n' >"$tmp/odd.bin"; rm -f "$tmp/bo.txt"
-run 1 "raw size" "${c[@]}" --dtype uint32 "$tmp/odd.bin" "$tmp/bo.txt" --gt 1 && one_line "raw size" odd.bin
+expect 1 "raw size" "${c[@]}" --dtype uint32 "$tmp/odd.bin" "$tmp/bo.txt" --gt 1 && one_line "raw size" odd.bin
 bad "missing input" "$tmp/nope.npy"
 
 # ---- output rules ----------------------------------------------------------------------
-run 1 "missing directory" "${c[@]}" "$tmp/a.txt" "$tmp/nodir/o.txt" --gt 1 && one_line "missing directory" "$tmp/nodir"
+expect 1 "missing directory" "${c[@]}" "$tmp/a.txt" "$tmp/nodir/o.txt" --gt 1 && one_line "missing directory" "$tmp/nodir"
 cp "$tmp/a.txt" "$tmp/keep.txt"
-run 1 "output is input" "${c[@]}" "$tmp/keep.txt" "$tmp/keep.txt" --gt 1 && one_line "output is input" keep.txt
-run 1 "output is input (other name)" "${c[@]}" "$tmp/keep.txt" "$tmp/./keep.txt" --gt 1
-run 1 "output is flags" "${c[@]}" "$tmp/a.txt" "$tmp/flags.txt" --flags "$tmp/flags.txt"
+expect 1 "output is input" "${c[@]}" "$tmp/keep.txt" "$tmp/keep.txt" --gt 1 && one_line "output is input" keep.txt
+expect 1 "output is input (other name)" "${c[@]}" "$tmp/keep.txt" "$tmp/./keep.txt" --gt 1
+expect 1 "output is flags" "${c[@]}" "$tmp/a.txt" "$tmp/flags.txt" --flags "$tmp/flags.txt"
 cmp -s "$tmp/a.txt" "$tmp/keep.txt" || fail "output is input: the input changed"
 printf 'old\n' >"$tmp/exists.txt"
-run 0 "replace output" "${c[@]}" "$tmp/a.txt" "$tmp/exists.txt" --gt 8 && file_is "replace output" "$tmp/exists.txt" 9
-run 0 "timing" --device cpu --timing "$tmp/a.txt" "$tmp/t.txt" --gt 1 && grep -q 'compute' "$tmp/err" || fail "timing: no compute phase"
-run 0 "empty input" "${c[@]}" "$tmp/uo2.txt" "$tmp/e.txt" --gt 100 && run 0 "empty in" "${c[@]}" "$tmp/e.txt" "$tmp/e2.txt" --gt 0 --dtype uint32 &&
+expect 0 "replace output" "${c[@]}" "$tmp/a.txt" "$tmp/exists.txt" --gt 8 && file_is "replace output" "$tmp/exists.txt" 9
+expect 0 "timing" --device cpu --timing "$tmp/a.txt" "$tmp/t.txt" --gt 1 && grep -q 'compute' "$tmp/err" || fail "timing: no compute phase"
+expect 0 "empty input" "${c[@]}" "$tmp/uo2.txt" "$tmp/e.txt" --gt 100 && expect 0 "empty in" "${c[@]}" "$tmp/e.txt" "$tmp/e2.txt" --gt 0 --dtype uint32 &&
     stdout_is "empty in" "kept 0 of 0"
 
 # ---- GPU agrees with the CPU byte for byte (only with a usable GPU) ---------------------
@@ -232,11 +210,7 @@ if "$prog" --device gpu --quiet "$tmp/a.txt" --count --gt 1 >/dev/null 2>&1; the
     done
 else
     echo "note: no usable GPU; --device gpu comparisons not run" >&2
-    run 2 "device gpu without GPU" "$tmp/a.txt" "$tmp/g.txt" --gt 1 --device gpu && one_line "device gpu without GPU" "--device gpu"
+    expect 2 "device gpu without GPU" "$tmp/a.txt" "$tmp/g.txt" --gt 1 --device gpu && one_line "device gpu without GPU" "--device gpu"
 fi
 
-if ((failures)); then
-    echo "$failures failure(s)" >&2
-    exit 1
-fi
-echo "all compact CLI checks passed"
+cli_finish "compact CLI"

@@ -8,15 +8,14 @@
 set -u
 RS=${1:?usage: test_radixsort_cli.sh RADIXSORT}
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to make and check the files"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+# shellcheck source-path=SCRIPTDIR source=../support/cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/cli_lib.sh"
+cli_init "$RS"
 SEED=${LIBSCAN_TEST_SEED:-$RANDOM$RANDOM}
 echo "# seed $SEED (LIBSCAN_TEST_SEED=$SEED replays)"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 
-PY="$T/npy.py"
+PY="$tmp/npy.py"
 cat > "$PY" <<'PYEOF'
 import struct, sys, random, math
 CODES = {'u1':'B','u2':'H','u4':'I','u8':'Q','i1':'b','i2':'h','i4':'i','i8':'q','f4':'f','f8':'d','f2':'e'}
@@ -104,22 +103,13 @@ elif cmd == 'npyhdr':      # npyhdr PATH DESCR N (header only + n*8 bytes)
 PYEOF
 py() { python3 "$PY" "$@"; }
 
-# Expect an error: exit 1, exactly one line on stderr, and no file at $2 (or none new).
+# Expect an error: exit 1, exactly one line on stderr, and no file at $2 (or
+# none new) nor a temporary one in $tmp.
 expect_error() { # expect_error NAME OUTFILE CMD...
-    local name=$1 out=$2; shift 2
-    "$@" >"$T/so" 2>"$T/se"; local rc=$?
-    local lines; lines=$(wc -l <"$T/se")
-    if [ $rc -ne 1 ]; then fail "$name: exit $rc, expected 1 ($(cat "$T/se"))"; return; fi
-    if [ "$lines" -ne 1 ]; then fail "$name: $lines lines on stderr: $(cat "$T/se")"; return; fi
-    if [ -n "$out" ] && [ -e "$out" ]; then fail "$name: output $out left behind"; return; fi
-    if ls -a "$T" | grep -q '^\.[^.].*\.[A-Za-z0-9]\{6\}$'; then fail "$name: temporary file left in $T"; return; fi
-    ok "$name: $(cat "$T/se")"
-}
-run_ok() { # run_ok NAME CMD...
-    local name=$1; shift
-    "$@" >"$T/so" 2>"$T/se"; local rc=$?
-    if [ $rc -ne 0 ]; then fail "$name: exit $rc: $(cat "$T/se")"; return 1; fi
-    return 0
+    local name=$1 out=$2 before=$failures
+    shift 2
+    expect_cmd 1 "$name" "$@" && one_line "$name" && no_file "$name" "$out"
+    if ((failures == before)); then ok "$name: $(cat "$tmp/err")"; fi
 }
 check() { # check NAME IN OUT FLAGS...
     local name=$1; shift
@@ -130,115 +120,114 @@ D="--device cpu"
 # --device auto uses the GPU when there is one (same results), so run both.
 for DEV in "--device cpu" "--device auto"; do
   tag=${DEV#--device }
-  py make "$T/u4.npy" '<u4' u4 20011 "$SEED"
-  run_ok "$tag u32" "$RS" "$T/u4.npy" -o "$T/o.npy" $DEV --quiet && check "$tag u32 ascending" "$T/u4.npy" "$T/o.npy"
-  run_ok "$tag -r" "$RS" "$T/u4.npy" -r -o "$T/o.npy" $DEV --quiet && check "$tag -r" "$T/u4.npy" "$T/o.npy" desc
-  run_ok "$tag --reverse" "$RS" "$T/u4.npy" --reverse --output "$T/o.npy" $DEV --quiet && check "$tag --reverse" "$T/u4.npy" "$T/o.npy" desc
-  py make "$T/dup.npy" '<u4' u4dup 5000 "$SEED"
-  py iota "$T/vals.npy" '<i8' 5000
-  run_ok "$tag --values" "$RS" "$T/dup.npy" --values "$T/vals.npy" --values-out "$T/vo.npy" -o "$T/o.npy" $DEV --quiet &&
-    check "$tag --values (stable)" "$T/dup.npy" "$T/o.npy" "values=$T/vals.npy,$T/vo.npy"
-  run_ok "$tag --values -r" "$RS" "$T/dup.npy" --values="$T/vals.npy" --values-out="$T/vo.npy" -r -o "$T/o.npy" $DEV --quiet &&
-    check "$tag --values -r (stable)" "$T/dup.npy" "$T/o.npy" desc "values=$T/vals.npy,$T/vo.npy"
-  run_ok "$tag --argsort" "$RS" "$T/dup.npy" --argsort -o "$T/o.npy" $DEV --quiet && check "$tag --argsort" "$T/dup.npy" "$T/o.npy" argsort
-  run_ok "$tag -u" "$RS" "$T/dup.npy" -u -o "$T/o.npy" $DEV --quiet && check "$tag -u" "$T/dup.npy" "$T/o.npy" unique
-  run_ok "$tag --unique --values" "$RS" "$T/dup.npy" --unique --values "$T/vals.npy" --values-out "$T/vo.npy" -o "$T/o.npy" $DEV --quiet &&
-    check "$tag --unique --values" "$T/dup.npy" "$T/o.npy" unique "values=$T/vals.npy,$T/vo.npy"
+  py make "$tmp/u4.npy" '<u4' u4 20011 "$SEED"
+  expect_cmd 0 "$tag u32" "$RS" "$tmp/u4.npy" -o "$tmp/o.npy" $DEV --quiet && check "$tag u32 ascending" "$tmp/u4.npy" "$tmp/o.npy"
+  expect_cmd 0 "$tag -r" "$RS" "$tmp/u4.npy" -r -o "$tmp/o.npy" $DEV --quiet && check "$tag -r" "$tmp/u4.npy" "$tmp/o.npy" desc
+  expect_cmd 0 "$tag --reverse" "$RS" "$tmp/u4.npy" --reverse --output "$tmp/o.npy" $DEV --quiet && check "$tag --reverse" "$tmp/u4.npy" "$tmp/o.npy" desc
+  py make "$tmp/dup.npy" '<u4' u4dup 5000 "$SEED"
+  py iota "$tmp/vals.npy" '<i8' 5000
+  expect_cmd 0 "$tag --values" "$RS" "$tmp/dup.npy" --values "$tmp/vals.npy" --values-out "$tmp/vo.npy" -o "$tmp/o.npy" $DEV --quiet &&
+    check "$tag --values (stable)" "$tmp/dup.npy" "$tmp/o.npy" "values=$tmp/vals.npy,$tmp/vo.npy"
+  expect_cmd 0 "$tag --values -r" "$RS" "$tmp/dup.npy" --values="$tmp/vals.npy" --values-out="$tmp/vo.npy" -r -o "$tmp/o.npy" $DEV --quiet &&
+    check "$tag --values -r (stable)" "$tmp/dup.npy" "$tmp/o.npy" desc "values=$tmp/vals.npy,$tmp/vo.npy"
+  expect_cmd 0 "$tag --argsort" "$RS" "$tmp/dup.npy" --argsort -o "$tmp/o.npy" $DEV --quiet && check "$tag --argsort" "$tmp/dup.npy" "$tmp/o.npy" argsort
+  expect_cmd 0 "$tag -u" "$RS" "$tmp/dup.npy" -u -o "$tmp/o.npy" $DEV --quiet && check "$tag -u" "$tmp/dup.npy" "$tmp/o.npy" unique
+  expect_cmd 0 "$tag --unique --values" "$RS" "$tmp/dup.npy" --unique --values "$tmp/vals.npy" --values-out "$tmp/vo.npy" -o "$tmp/o.npy" $DEV --quiet &&
+    check "$tag --unique --values" "$tmp/dup.npy" "$tmp/o.npy" unique "values=$tmp/vals.npy,$tmp/vo.npy"
   for spec in "<i8 i8" "<i2 i2" "<f4 f4" "<f8 f8" ">u4 u4"; do
     set -- $spec
-    py make "$T/t.npy" "$1" "$2" 7001 "$SEED" 2
-    run_ok "$tag $1" "$RS" "$T/t.npy" -o "$T/o.npy" $DEV --quiet && check "$tag $1 (npy v2)" "$T/t.npy" "$T/o.npy"
-    run_ok "$tag $1 -r" "$RS" "$T/t.npy" -o "$T/o.npy" -r $DEV --quiet && check "$tag $1 -r" "$T/t.npy" "$T/o.npy" desc
+    py make "$tmp/t.npy" "$1" "$2" 7001 "$SEED" 2
+    expect_cmd 0 "$tag $1" "$RS" "$tmp/t.npy" -o "$tmp/o.npy" $DEV --quiet && check "$tag $1 (npy v2)" "$tmp/t.npy" "$tmp/o.npy"
+    expect_cmd 0 "$tag $1 -r" "$RS" "$tmp/t.npy" -o "$tmp/o.npy" -r $DEV --quiet && check "$tag $1 -r" "$tmp/t.npy" "$tmp/o.npy" desc
   done
 done
 
 # Chunk-and-merge: a memory limit far below the input forces it; same results.
-py make "$T/big.npy" '<f4' f4 30000 "$SEED"
-py make "$T/bigdup.npy" '<u4' u4dup 30000 "$SEED"
-py iota "$T/bigv.npy" '<u4' 30000
-run_ok "chunked" "$RS" "$T/big.npy" -o "$T/o.npy" --mem-limit 20000 --device cpu &&
-  { grep -q "chunks" "$T/se" && ok "chunked: note on stderr" || fail "chunked: no note about chunks"; } &&
-  check "chunked f32 (--mem-limit)" "$T/big.npy" "$T/o.npy"
-run_ok "chunked env" env RADIXSORT_MEM_LIMIT=50000 "$RS" "$T/bigdup.npy" -r --values "$T/bigv.npy" --values-out "$T/vo.npy" -o "$T/o.npy" --quiet &&
-  check "chunked -r --values (RADIXSORT_MEM_LIMIT, auto device)" "$T/bigdup.npy" "$T/o.npy" desc "values=$T/bigv.npy,$T/vo.npy"
-run_ok "chunked argsort" "$RS" "$T/bigdup.npy" --argsort -o "$T/o.npy" --mem-limit 30000 --quiet --device cpu &&
-  check "chunked --argsort" "$T/bigdup.npy" "$T/o.npy" argsort
-run_ok "chunked unique" "$RS" "$T/bigdup.npy" -u -o "$T/o.npy" --mem-limit 30000 --quiet --device cpu &&
-  check "chunked -u" "$T/bigdup.npy" "$T/o.npy" unique
+py make "$tmp/big.npy" '<f4' f4 30000 "$SEED"
+py make "$tmp/bigdup.npy" '<u4' u4dup 30000 "$SEED"
+py iota "$tmp/bigv.npy" '<u4' 30000
+expect_cmd 0 "chunked" "$RS" "$tmp/big.npy" -o "$tmp/o.npy" --mem-limit 20000 --device cpu &&
+  { grep -q "chunks" "$tmp/err" && ok "chunked: note on stderr" || fail "chunked: no note about chunks"; } &&
+  check "chunked f32 (--mem-limit)" "$tmp/big.npy" "$tmp/o.npy"
+expect_cmd 0 "chunked env" env RADIXSORT_MEM_LIMIT=50000 "$RS" "$tmp/bigdup.npy" -r --values "$tmp/bigv.npy" --values-out "$tmp/vo.npy" -o "$tmp/o.npy" --quiet &&
+  check "chunked -r --values (RADIXSORT_MEM_LIMIT, auto device)" "$tmp/bigdup.npy" "$tmp/o.npy" desc "values=$tmp/bigv.npy,$tmp/vo.npy"
+expect_cmd 0 "chunked argsort" "$RS" "$tmp/bigdup.npy" --argsort -o "$tmp/o.npy" --mem-limit 30000 --quiet --device cpu &&
+  check "chunked --argsort" "$tmp/bigdup.npy" "$tmp/o.npy" argsort
+expect_cmd 0 "chunked unique" "$RS" "$tmp/bigdup.npy" -u -o "$tmp/o.npy" --mem-limit 30000 --quiet --device cpu &&
+  check "chunked -u" "$tmp/bigdup.npy" "$tmp/o.npy" unique
 
 # Text and raw files.
-printf '5\n-3\n10\n0\n-3\n' > "$T/k.txt"
-run_ok "text" "$RS" "$T/k.txt" -o "$T/o.txt" --device cpu --quiet &&
-  { [ "$(tr '\n' ' ' < "$T/o.txt")" = "-3 -3 0 5 10 " ] && ok "text" || fail "text: got $(tr '\n' ' ' < "$T/o.txt")"; }
-python3 -c "import struct,sys; open(sys.argv[1],'wb').write(struct.pack('<5H',9,1,65535,3,1))" "$T/k.bin"
-run_ok "raw" "$RS" "$T/k.bin" --dtype u16 -o "$T/o.bin" --device cpu --quiet &&
-  { python3 -c "import struct,sys; assert struct.unpack('<5H',open(sys.argv[1],'rb').read())==(1,1,3,9,65535)" "$T/o.bin" && ok "raw --dtype u16" || fail "raw --dtype u16"; }
-run_ok "text --format" "$RS" "$T/k.txt" --format text -o "$T/o.dat" --device cpu --quiet &&
-  { [ "$(head -1 "$T/o.dat")" = "-3" ] && ok "--format text" || fail "--format text"; }
-run_ok "stdout" "$RS" "$T/k.txt" --format text -o - --device cpu --quiet && { [ "$(head -1 "$T/so")" = "-3" ] && ok "-o -" || fail "-o -"; }
+printf '5\n-3\n10\n0\n-3\n' > "$tmp/k.txt"
+expect_cmd 0 "text" "$RS" "$tmp/k.txt" -o "$tmp/o.txt" --device cpu --quiet &&
+  { [ "$(tr '\n' ' ' < "$tmp/o.txt")" = "-3 -3 0 5 10 " ] && ok "text" || fail "text: got $(tr '\n' ' ' < "$tmp/o.txt")"; }
+python3 -c "import struct,sys; open(sys.argv[1],'wb').write(struct.pack('<5H',9,1,65535,3,1))" "$tmp/k.bin"
+expect_cmd 0 "raw" "$RS" "$tmp/k.bin" --dtype u16 -o "$tmp/o.bin" --device cpu --quiet &&
+  { python3 -c "import struct,sys; assert struct.unpack('<5H',open(sys.argv[1],'rb').read())==(1,1,3,9,65535)" "$tmp/o.bin" && ok "raw --dtype u16" || fail "raw --dtype u16"; }
+expect_cmd 0 "text --format" "$RS" "$tmp/k.txt" --format text -o "$tmp/o.dat" --device cpu --quiet &&
+  { [ "$(head -1 "$tmp/o.dat")" = "-3" ] && ok "--format text" || fail "--format text"; }
+expect_cmd 0 "stdout" "$RS" "$tmp/k.txt" --format text -o - --device cpu --quiet && { [ "$(head -1 "$tmp/out")" = "-3" ] && ok "-o -" || fail "-o -"; }
 
 # -c / --check
-py make "$T/s.npy" '<u4' u4 1000 "$SEED"
-"$RS" "$T/s.npy" -c >"$T/so" 2>"$T/se"; [ $? -eq 1 ] && grep -q "not sorted" "$T/so" && ok "-c unsorted: exit 1" || fail "-c unsorted"
-"$RS" "$T/s.npy" -o "$T/sorted.npy" --device cpu --quiet
-"$RS" "$T/sorted.npy" --check >"$T/so" 2>"$T/se"; [ $? -eq 0 ] && grep -q "sorted" "$T/so" && ok "--check sorted: exit 0" || fail "--check sorted"
-"$RS" "$T/sorted.npy" --check -r --quiet >"$T/so" 2>&1; [ $? -eq 1 ] && [ ! -s "$T/so" ] && ok "--check -r --quiet: exit 1, silent" || fail "--check -r --quiet"
-"$RS" "$T/k.txt" -c >/dev/null 2>&1; [ $? -eq 1 ] && ok "-c text unsorted" || fail "-c text unsorted"
+py make "$tmp/s.npy" '<u4' u4 1000 "$SEED"
+"$RS" "$tmp/s.npy" -c >"$tmp/out" 2>"$tmp/err"; [ $? -eq 1 ] && grep -q "not sorted" "$tmp/out" && ok "-c unsorted: exit 1" || fail "-c unsorted"
+"$RS" "$tmp/s.npy" -o "$tmp/outrted.npy" --device cpu --quiet
+"$RS" "$tmp/outrted.npy" --check >"$tmp/out" 2>"$tmp/err"; [ $? -eq 0 ] && grep -q "sorted" "$tmp/out" && ok "--check sorted: exit 0" || fail "--check sorted"
+"$RS" "$tmp/outrted.npy" --check -r --quiet >"$tmp/out" 2>&1; [ $? -eq 1 ] && [ ! -s "$tmp/out" ] && ok "--check -r --quiet: exit 1, silent" || fail "--check -r --quiet"
+"$RS" "$tmp/k.txt" -c >/dev/null 2>&1; [ $? -eq 1 ] && ok "-c text unsorted" || fail "-c text unsorted"
 
 # --timing, --quiet, --help, --version
-run_ok "timing" "$RS" "$T/u4.npy" -o "$T/o.npy" --timing --device cpu && grep -q "timing" "$T/se" && ok "--timing" || fail "--timing: $(cat "$T/se")"
-run_ok "quiet" "$RS" "$T/u4.npy" -o "$T/o.npy" --quiet --device cpu && { [ ! -s "$T/se" ] && ok "--quiet: silent" || fail "--quiet printed: $(cat "$T/se")"; }
+expect_cmd 0 "timing" "$RS" "$tmp/u4.npy" -o "$tmp/o.npy" --timing --device cpu && grep -q "timing" "$tmp/err" && ok "--timing" || fail "--timing: $(cat "$tmp/err")"
+expect_cmd 0 "quiet" "$RS" "$tmp/u4.npy" -o "$tmp/o.npy" --quiet --device cpu && { [ ! -s "$tmp/err" ] && ok "--quiet: silent" || fail "--quiet printed: $(cat "$tmp/err")"; }
 "$RS" --help | grep -q "usage: radixsort" && ok "--help" || fail "--help"
 "$RS" --version | grep -q "radixsort" && ok "--version" || fail "--version"
 
 # --device gpu: sorts when there is a GPU, else exit 2 with one line.
-"$RS" "$T/u4.npy" -o "$T/g.npy" --device gpu --quiet >"$T/so" 2>"$T/se"; rc=$?
-if [ $rc -eq 0 ]; then check "--device gpu" "$T/u4.npy" "$T/g.npy"
-elif [ $rc -eq 2 ] && [ "$(wc -l < "$T/se")" -eq 1 ] && [ ! -e "$T/g.npy" ]; then ok "--device gpu without a GPU: exit 2, $(cat "$T/se")"
-else fail "--device gpu: exit $rc: $(cat "$T/se")"; fi
+"$RS" "$tmp/u4.npy" -o "$tmp/g.npy" --device gpu --quiet >"$tmp/out" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 0 ]; then check "--device gpu" "$tmp/u4.npy" "$tmp/g.npy"
+elif [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -e "$tmp/g.npy" ]; then ok "--device gpu without a GPU: exit 2, $(cat "$tmp/err")"
+else fail "--device gpu: exit $rc: $(cat "$tmp/err")"; fi
 
 # In place: refused without --in-place, done with it.
-cp "$T/u4.npy" "$T/ip.npy"; cp "$T/u4.npy" "$T/ip.orig.npy"
-expect_error "overwrite IN refused" "" "$RS" "$T/ip.npy" -o "$T/ip.npy" --device cpu
-cmp -s "$T/ip.npy" "$T/ip.orig.npy" && ok "IN untouched" || fail "IN changed"
-expect_error "overwrite IN via ./ refused" "" "$RS" "$T/ip.npy" -o "$T/./ip.npy" --device cpu
-expect_error "--values-out over --values refused" "" "$RS" "$T/dup.npy" --values "$T/vals.npy" --values-out "$T/vals.npy" -o "$T/o2.npy" --device cpu
-run_ok "--in-place" "$RS" "$T/ip.npy" --in-place --device cpu --quiet && check "--in-place" "$T/ip.orig.npy" "$T/ip.npy"
+cp "$tmp/u4.npy" "$tmp/ip.npy"; cp "$tmp/u4.npy" "$tmp/ip.orig.npy"
+expect_error "overwrite IN refused" "" "$RS" "$tmp/ip.npy" -o "$tmp/ip.npy" --device cpu
+cmp -s "$tmp/ip.npy" "$tmp/ip.orig.npy" && ok "IN untouched" || fail "IN changed"
+expect_error "overwrite IN via ./ refused" "" "$RS" "$tmp/ip.npy" -o "$tmp/./ip.npy" --device cpu
+expect_error "--values-out over --values refused" "" "$RS" "$tmp/dup.npy" --values "$tmp/vals.npy" --values-out "$tmp/vals.npy" -o "$tmp/o2.npy" --device cpu
+expect_cmd 0 "--in-place" "$RS" "$tmp/ip.npy" --in-place --device cpu --quiet && check "--in-place" "$tmp/ip.orig.npy" "$tmp/ip.npy"
 
 # Bad input and usage: one line, exit 1, nothing written.
-py make "$T/tr.npy" '<u4' u4 100 "$SEED"; py truncate "$T/tr.npy" 3
-expect_error "truncated npy" "$T/x.npy" "$RS" "$T/tr.npy" -o "$T/x.npy" --device cpu
-py npyhdr "$T/c8.npy" '<c8' 10
-expect_error "bad dtype (complex)" "$T/x.npy" "$RS" "$T/c8.npy" -o "$T/x.npy" --device cpu
-py make "$T/f2.npy" '<f2' f8 10 "$SEED"
-expect_error "unsupported key dtype (float16)" "$T/x.npy" "$RS" "$T/f2.npy" -o "$T/x.npy" --device cpu
-py iota "$T/v99.npy" '<u4' 99
-expect_error "mismatched key/value lengths" "$T/x.npy" "$RS" "$T/dup.npy" --values "$T/v99.npy" --values-out "$T/xv.npy" -o "$T/x.npy" --device cpu
-[ ! -e "$T/xv.npy" ] || fail "values output left behind"
-expect_error "mismatched lengths (chunked)" "$T/x.npy" "$RS" "$T/bigdup.npy" --values "$T/v99.npy" --values-out "$T/xv.npy" -o "$T/x.npy" --mem-limit 20000 --device cpu
-expect_error "missing output dir" "" "$RS" "$T/u4.npy" -o "$T/nodir/x.npy" --device cpu
-expect_error "missing output dir (chunked)" "" "$RS" "$T/big.npy" -o "$T/nodir/x.npy" --mem-limit 20000 --device cpu
-expect_error "missing input" "$T/x.npy" "$RS" "$T/none.npy" -o "$T/x.npy" --device cpu
-expect_error "raw without --dtype" "$T/x.bin" "$RS" "$T/k.bin" -o "$T/x.bin" --device cpu
-printf '1\nabc\n' > "$T/bad.txt"
-expect_error "malformed text" "$T/x.txt" "$RS" "$T/bad.txt" -o "$T/x.txt" --device cpu
-cp "$T/sorted.npy" "$T/keep.npy"
-expect_error "failed run keeps existing OUT" "" "$RS" "$T/tr.npy" -o "$T/keep.npy" --device cpu
-cmp -s "$T/keep.npy" "$T/sorted.npy" && ok "existing OUT untouched" || fail "existing OUT changed"
-expect_error "no input" "" "$RS" -o "$T/x.npy"
-expect_error "no output" "" "$RS" "$T/u4.npy"
-expect_error "two inputs" "" "$RS" "$T/u4.npy" "$T/dup.npy" -o "$T/x.npy"
-expect_error "unknown option" "$T/x.npy" "$RS" "$T/u4.npy" -o "$T/x.npy" --bogus
-expect_error "-o without value" "" "$RS" "$T/u4.npy" -o
-expect_error "--values without value" "" "$RS" "$T/u4.npy" -o "$T/x.npy" --values
-expect_error "--values without --values-out" "$T/x.npy" "$RS" "$T/dup.npy" --values "$T/vals.npy" -o "$T/x.npy"
-expect_error "--values-out without --values" "$T/x.npy" "$RS" "$T/dup.npy" --values-out "$T/vo2.npy" -o "$T/x.npy"
-expect_error "bad --device" "$T/x.npy" "$RS" "$T/u4.npy" -o "$T/x.npy" --device tpu
-expect_error "bad --dtype" "$T/x.npy" "$RS" "$T/k.bin" -o "$T/x.npy" --dtype u17
-expect_error "bad --format" "$T/x.npy" "$RS" "$T/u4.npy" -o "$T/x.npy" --format xml
-expect_error "bad --mem-limit" "$T/x.npy" "$RS" "$T/u4.npy" -o "$T/x.npy" --mem-limit 12x
-expect_error "zero --mem-limit" "$T/x.npy" "$RS" "$T/u4.npy" -o "$T/x.npy" --mem-limit 0
-expect_error "bad RADIXSORT_MEM_LIMIT" "$T/x.npy" env RADIXSORT_MEM_LIMIT=-5 "$RS" "$T/u4.npy" -o "$T/x.npy"
+py make "$tmp/tr.npy" '<u4' u4 100 "$SEED"; py truncate "$tmp/tr.npy" 3
+expect_error "truncated npy" "$tmp/x.npy" "$RS" "$tmp/tr.npy" -o "$tmp/x.npy" --device cpu
+py npyhdr "$tmp/c8.npy" '<c8' 10
+expect_error "bad dtype (complex)" "$tmp/x.npy" "$RS" "$tmp/c8.npy" -o "$tmp/x.npy" --device cpu
+py make "$tmp/f2.npy" '<f2' f8 10 "$SEED"
+expect_error "unsupported key dtype (float16)" "$tmp/x.npy" "$RS" "$tmp/f2.npy" -o "$tmp/x.npy" --device cpu
+py iota "$tmp/v99.npy" '<u4' 99
+expect_error "mismatched key/value lengths" "$tmp/x.npy" "$RS" "$tmp/dup.npy" --values "$tmp/v99.npy" --values-out "$tmp/xv.npy" -o "$tmp/x.npy" --device cpu
+[ ! -e "$tmp/xv.npy" ] || fail "values output left behind"
+expect_error "mismatched lengths (chunked)" "$tmp/x.npy" "$RS" "$tmp/bigdup.npy" --values "$tmp/v99.npy" --values-out "$tmp/xv.npy" -o "$tmp/x.npy" --mem-limit 20000 --device cpu
+expect_error "missing output dir" "" "$RS" "$tmp/u4.npy" -o "$tmp/nodir/x.npy" --device cpu
+expect_error "missing output dir (chunked)" "" "$RS" "$tmp/big.npy" -o "$tmp/nodir/x.npy" --mem-limit 20000 --device cpu
+expect_error "missing input" "$tmp/x.npy" "$RS" "$tmp/none.npy" -o "$tmp/x.npy" --device cpu
+expect_error "raw without --dtype" "$tmp/x.bin" "$RS" "$tmp/k.bin" -o "$tmp/x.bin" --device cpu
+printf '1\nabc\n' > "$tmp/bad.txt"
+expect_error "malformed text" "$tmp/x.txt" "$RS" "$tmp/bad.txt" -o "$tmp/x.txt" --device cpu
+cp "$tmp/outrted.npy" "$tmp/keep.npy"
+expect_error "failed run keeps existing OUT" "" "$RS" "$tmp/tr.npy" -o "$tmp/keep.npy" --device cpu
+cmp -s "$tmp/keep.npy" "$tmp/outrted.npy" && ok "existing OUT untouched" || fail "existing OUT changed"
+expect_error "no input" "" "$RS" -o "$tmp/x.npy"
+expect_error "no output" "" "$RS" "$tmp/u4.npy"
+expect_error "two inputs" "" "$RS" "$tmp/u4.npy" "$tmp/dup.npy" -o "$tmp/x.npy"
+expect_error "unknown option" "$tmp/x.npy" "$RS" "$tmp/u4.npy" -o "$tmp/x.npy" --bogus
+expect_error "-o without value" "" "$RS" "$tmp/u4.npy" -o
+expect_error "--values without value" "" "$RS" "$tmp/u4.npy" -o "$tmp/x.npy" --values
+expect_error "--values without --values-out" "$tmp/x.npy" "$RS" "$tmp/dup.npy" --values "$tmp/vals.npy" -o "$tmp/x.npy"
+expect_error "--values-out without --values" "$tmp/x.npy" "$RS" "$tmp/dup.npy" --values-out "$tmp/vo2.npy" -o "$tmp/x.npy"
+expect_error "bad --device" "$tmp/x.npy" "$RS" "$tmp/u4.npy" -o "$tmp/x.npy" --device tpu
+expect_error "bad --dtype" "$tmp/x.npy" "$RS" "$tmp/k.bin" -o "$tmp/x.npy" --dtype u17
+expect_error "bad --format" "$tmp/x.npy" "$RS" "$tmp/u4.npy" -o "$tmp/x.npy" --format xml
+expect_error "bad --mem-limit" "$tmp/x.npy" "$RS" "$tmp/u4.npy" -o "$tmp/x.npy" --mem-limit 12x
+expect_error "zero --mem-limit" "$tmp/x.npy" "$RS" "$tmp/u4.npy" -o "$tmp/x.npy" --mem-limit 0
+expect_error "bad RADIXSORT_MEM_LIMIT" "$tmp/x.npy" env RADIXSORT_MEM_LIMIT=-5 "$RS" "$tmp/u4.npy" -o "$tmp/x.npy"
 
-echo "# $fails failure(s)"
-[ $fails -eq 0 ]
+cli_finish "radixsort CLI"

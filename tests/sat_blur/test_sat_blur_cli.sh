@@ -9,30 +9,10 @@ set -euo pipefail
 
 prog=$1
 scene=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# shellcheck source-path=SCRIPTDIR source=../support/cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/cli_lib.sh"
+cli_init "$prog"
 
-# expect STATUS NAME -- ARGS...: runs sat_blur; stdout in $tmp/out, stderr in $tmp/err.
-expect() {
-    local want=$1 name=$2
-    shift 3
-    local got=0
-    "$prog" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-    if [[ $got != "$want" ]]; then
-        fail "$name: exit status $got, expected $want (stderr: $(head -c 400 "$tmp/err"))"
-        return 1
-    fi
-}
-# stderr is exactly one line mentioning each given string.
-one_line() {
-    local name=$1
-    shift
-    [[ $(wc -l <"$tmp/err") == 1 ]] || fail "$name: stderr is not one line: $(cat "$tmp/err")"
-    local s
-    for s in "$@"; do grep -qF -- "$s" "$tmp/err" || fail "$name: stderr does not mention '$s': $(cat "$tmp/err")"; done
-}
 # bad NAME STRINGS... -- ARGS: exit 1, one line naming the strings, no output left.
 bad() {
     local name=$1
@@ -42,9 +22,7 @@ bad() {
     shift
     rm -f "$tmp/o.png" "$tmp"/.o.png.*
     if expect 1 "$name" -- "$@"; then one_line "$name" "${words[@]}"; fi
-    [[ ! -e $tmp/o.png ]] || fail "$name: an output file was left"
-    compgen -G "$tmp/.o.png.*" >/dev/null && fail "$name: a temporary file was left"
-    return 0
+    no_file "$name" "$tmp/o.png"
 }
 
 # PNG writer: png W H COLOR_TYPE BITS FILE [pattern]
@@ -123,7 +101,7 @@ bad "truncated depth" "trunc.png" -- --device cpu --depth "$tmp/trunc.png" "$img
 png 20 10 0 8 "$tmp/small_depth.png"
 bad "depth size mismatch" "small_depth.png" "20x10" "960x540" -- --device cpu --depth "$tmp/small_depth.png" "$img" "$out"
 bad "unknown extension" "o.gif" "format" -- --device cpu "$img" "$tmp/o.gif"
-[[ ! -e $tmp/o.gif ]] || fail "unknown extension: a file was left"
+no_file "unknown extension" "$tmp/o.gif"
 bad "unwritable output" "no/such/dir" -- --device cpu "$img" "$tmp/no/such/dir/o.png"
 bad "too many pixels" "scene.png" -- --device cpu --max-pixels 1000 "$img" "$out"
 cp "$img" "$tmp/same.png"
@@ -212,8 +190,4 @@ else
     [[ ${LIBSCAN_REQUIRE_GPU:-0} == 1 ]] && fail "LIBSCAN_REQUIRE_GPU=1 but the GPU run failed"
 fi
 
-if ((failures)); then
-    echo "$failures check(s) failed" >&2
-    exit 1
-fi
-echo "all sat_blur CLI checks passed"
+cli_finish "sat_blur CLI"
