@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../bench_timing.cuh"
 #include "bench_config.h"
 #include "compact.h"
 
@@ -86,25 +87,9 @@ struct Timing {
 };
 
 Timing time_it(cudaStream_t s, int warmup, int reps, const std::function<void()> &enqueue) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < warmup; ++i) enqueue();
-    CK(cudaStreamSynchronize(s));
-    std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-        CK(cudaEventRecord(a, s));
-        enqueue();
-        CK(cudaEventRecord(b, s));
-        CK(cudaEventSynchronize(b));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms * 1000.0);
-    }
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return Timing{t[t.size() / 2], t[0]};
+    bench::EventTimes t;
+    CK(bench::time_events(s, warmup, reps, enqueue, &t));
+    return Timing{t.upper_median() * 1000.0, t.min() * 1000.0};
 }
 
 } // namespace

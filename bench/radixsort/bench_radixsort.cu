@@ -9,6 +9,7 @@
 // libraries (no allocation inside the timed region). Every libscan result is
 // compared with CUB's (bitwise; for floats CUB's order of -0.0/+0.0 is not
 // ours, so positions where both hold a zero are not compared).
+#include "../bench_timing.cuh"
 #include "bench_config.h"
 #include "radixsort.h"
 
@@ -91,30 +92,11 @@ struct Row {
     bool verified;
 };
 
-double median(std::vector<float> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
+// Upper median (times[reps / 2]) of reps event-timed calls after warmup ones.
 template <class F> double time_ms(F f, int warmup, int reps, cudaStream_t s) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < warmup; ++i) f();
-    CK(cudaStreamSynchronize(s));
-    std::vector<float> t;
-    for (int i = 0; i < reps; ++i) {
-        CK(cudaEventRecord(a, s));
-        f();
-        CK(cudaEventRecord(b, s));
-        CK(cudaEventSynchronize(b));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return median(t);
+    bench::EventTimes t;
+    CK(bench::time_events(s, warmup, reps, f, &t));
+    return t.upper_median();
 }
 
 template <typename T> struct KeyOf;

@@ -12,6 +12,7 @@
 // markdown table with the GPU, date and commit.
 //
 //   bench_sat [--reps N] [--sizes WxH,WxH,...]
+#include "../bench_timing.cuh"
 #include "bench_config.h"
 #include "sat.h"
 
@@ -75,25 +76,9 @@ __global__ void deinterleave_kernel(const uchar4 *in, uint8_t *planes, size_t n)
 #endif
 
 double median_ms(cudaStream_t s, int reps, const std::function<void()> &f) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "event");
-    check(cudaEventCreate(&b), "event");
-    for (int i = 0; i < 3; ++i) f();
-    check(cudaStreamSynchronize(s), "warm-up");
-    std::vector<float> t;
-    for (int i = 0; i < reps; ++i) {
-        check(cudaEventRecord(a, s), "record");
-        f();
-        check(cudaEventRecord(b, s), "record");
-        check(cudaEventSynchronize(b), "sync");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-        t.push_back(ms);
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    bench::EventTimes t;
+    check(bench::time_events(s, 3, reps, f, &t), "timing");
+    return t.upper_median();
 }
 
 struct Size {

@@ -11,6 +11,7 @@
 // libscan's output must equal thrust's (exit 3 if not).
 //
 //   bench_segmented [--reps N]        LIBSCAN_COMMIT overrides the commit
+#include "../bench_timing.cuh"
 #include "bench_config.h"
 #include "libscan/libscan.h"
 
@@ -57,28 +58,12 @@ static __global__ void fill_values(uint32_t *v, size_t n, uint32_t salt) {
 
 static int g_reps = 20;
 
-// Median of g_reps timings of fn after 3 warm-ups, in ms.
+// Median of g_reps timings of fn after 3 warm-ups, in ms (the mean of the
+// two middle ones for an even count).
 static double time_ms(cudaStream_t s, const std::function<void()> &fn) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 3; ++i) fn();
-    CK(cudaStreamSynchronize(s));
-    std::vector<float> t;
-    for (int i = 0; i < g_reps; ++i) {
-        CK(cudaEventRecord(a, s));
-        fn();
-        CK(cudaEventRecord(b, s));
-        CK(cudaEventSynchronize(b));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    size_t m = t.size();
-    return m % 2 ? t[m / 2] : 0.5 * (t[m / 2 - 1] + t[m / 2]);
+    bench::EventTimes t;
+    CK(bench::time_events(s, 3, g_reps, fn, &t));
+    return t.median();
 }
 
 struct row_t {
