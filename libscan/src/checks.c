@@ -46,7 +46,7 @@ libscan_status_t libscan__temp_acquire(void *d_temp, size_t temp_bytes, size_t n
         t->ptr = t->owned;
         t->bytes = need;
     }
-    uintptr_t p = (uintptr_t)t->ptr, aligned = (p + LIBSCAN__TEMP_ALIGN - 1) & ~(uintptr_t)(LIBSCAN__TEMP_ALIGN - 1);
+    uintptr_t p = (uintptr_t)t->ptr, aligned = (p + LIBSCAN_TEMP_ALIGNMENT - 1) & ~(uintptr_t)(LIBSCAN_TEMP_ALIGNMENT - 1);
     t->bytes = t->bytes > (size_t)(aligned - p) ? t->bytes - (size_t)(aligned - p) : 0;
     t->ptr = (void *)aligned;
     return LIBSCAN_SUCCESS;

@@ -27,21 +27,14 @@ typedef struct libscan__scan_call {
     size_t temp_bytes;
 } libscan__scan_call_t;
 
-/* The public checks under the names the entry points use (one
- * implementation, checks.c): nonzero when [a, a+na) and [b, b+nb) share a
- * byte (never for empty ranges or NULL); SUCCESS when the device can
- * dereference p, else INVALID_POINTER (or CUDA when the runtime fails). */
-#define libscan__overlaps(a, na, b, nb) libscan_ranges_overlap((a), (na), (b), (nb))
-#define libscan__check_accessible(p) libscan_check_device_pointer(p)
-
-/* Slack added to every temp size so any caller pointer can be aligned up
- * (libscan.h documents the value). */
-#define LIBSCAN__TEMP_ALIGN LIBSCAN_TEMP_ALIGNMENT
+/* Argument checks: libscan_ranges_overlap, libscan_check_device_pointer
+ * and LIBSCAN_TEMP_ALIGNMENT (the slack added to every temp size so any
+ * caller pointer can be aligned up) are public (libscan.h, checks.c). */
 
 /* Temp storage for one call: the caller's (aligned up), or a stream-ordered
  * allocation of `need` bytes when the caller gave none. */
 typedef struct libscan__temp {
-    void *ptr;    /* aligned to LIBSCAN__TEMP_ALIGN */
+    void *ptr;    /* aligned to LIBSCAN_TEMP_ALIGNMENT */
     size_t bytes; /* usable from ptr */
     void *owned;  /* non-NULL when allocated here */
 } libscan__temp_t;

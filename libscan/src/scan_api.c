@@ -17,7 +17,7 @@ libscan_status_t libscan_scan_temp_bytes(size_t count, libscan_dtype_t dtype, si
     if (libscan_dtype_size(dtype) == 0) return LIBSCAN_ERROR_INVALID_DTYPE;
     if (count > LIBSCAN_MAX_COUNT) return LIBSCAN_ERROR_TOO_LARGE;
     size_t need = libscan__scan_temp_bytes(count, dtype);
-    *temp_bytes = need ? need + LIBSCAN__TEMP_ALIGN : 0;
+    *temp_bytes = need ? need + LIBSCAN_TEMP_ALIGNMENT : 0;
     return LIBSCAN_SUCCESS;
 }
 
@@ -38,9 +38,9 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
     for (int i = 0; i < 4; ++i)
         if (ptrs[i] && (uintptr_t)ptrs[i] % esize) return LIBSCAN_ERROR_INVALID_POINTER;
 
-    if (d_in != d_out && libscan__overlaps(d_in, bytes, d_out, bytes)) return LIBSCAN_ERROR_OVERLAP;
-    if (opts->d_init && libscan__overlaps(opts->d_init, esize, d_out, bytes)) return LIBSCAN_ERROR_OVERLAP;
-    if (opts->d_total && (libscan__overlaps(opts->d_total, esize, d_out, bytes) || libscan__overlaps(opts->d_total, esize, d_in, bytes)))
+    if (d_in != d_out && libscan_ranges_overlap(d_in, bytes, d_out, bytes)) return LIBSCAN_ERROR_OVERLAP;
+    if (opts->d_init && libscan_ranges_overlap(opts->d_init, esize, d_out, bytes)) return LIBSCAN_ERROR_OVERLAP;
+    if (opts->d_total && (libscan_ranges_overlap(opts->d_total, esize, d_out, bytes) || libscan_ranges_overlap(opts->d_total, esize, d_in, bytes)))
         return LIBSCAN_ERROR_OVERLAP;
 
     size_t need = 0;
@@ -50,18 +50,18 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
         const void *others[4] = {d_in, d_out, opts->d_init, opts->d_total};
         const size_t sizes[4] = {bytes, bytes, esize, esize};
         for (int i = 0; i < 4; ++i)
-            if (others[i] && libscan__overlaps(opts->d_temp, opts->temp_bytes, others[i], sizes[i])) return LIBSCAN_ERROR_OVERLAP;
+            if (others[i] && libscan_ranges_overlap(opts->d_temp, opts->temp_bytes, others[i], sizes[i])) return LIBSCAN_ERROR_OVERLAP;
     }
 
     for (int i = 0; i < 4; ++i) {
         if (!ptrs[i] || (i == 1 && ptrs[1] == ptrs[0])) continue; /* in place: one query */
-        st = libscan__check_accessible(ptrs[i]);
+        st = libscan_check_device_pointer(ptrs[i]);
         if (st != LIBSCAN_SUCCESS) return st;
     }
     /* Small scans run in one cluster launch and never touch temp. */
     const bool uses_temp = need && libscan__scan_uses_temp(count, dtype, op);
     if (opts->d_temp && need) { /* checked even where the small path ignores it */
-        st = libscan__check_accessible(opts->d_temp);
+        st = libscan_check_device_pointer(opts->d_temp);
         if (st != LIBSCAN_SUCCESS) return st;
     }
 

@@ -15,7 +15,7 @@ libscan_status_t libscan_segmented_temp_bytes(size_t count, libscan_dtype_t dtyp
         return LIBSCAN_ERROR_INVALID_ARGUMENT;
     if (count > LIBSCAN_MAX_COUNT) return LIBSCAN_ERROR_TOO_LARGE;
     size_t need = libscan__seg_temp_bytes(count, dtype, segments);
-    *temp_bytes = need ? need + LIBSCAN__TEMP_ALIGN : 0;
+    *temp_bytes = need ? need + LIBSCAN_TEMP_ALIGNMENT : 0;
     return LIBSCAN_SUCCESS;
 }
 
@@ -80,9 +80,9 @@ static libscan_status_t segmented(libscan__seg_call_t *c, const libscan_segscan_
      * first value is checked for overlap (the rest is the caller's contract). */
     const size_t init_segs = c->mode == LIBSCAN_SEGMENTS_FLAGS ? (n ? 1 : 0) : c->mode == LIBSCAN_SEGMENTS_ROWS ? (c->row_len ? n / c->row_len : 0) : c->num_segments;
     const size_t init_bytes = opts->d_seg_init ? init_segs * esize : 0;
-    if (c->in != c->out && libscan__overlaps(c->in, bytes, c->out, bytes)) return LIBSCAN_ERROR_OVERLAP;
-    if (libscan__overlaps(c->flags, flag_bytes, c->out, bytes) || libscan__overlaps(c->offsets, off_bytes, c->out, bytes) ||
-        libscan__overlaps(opts->d_seg_init, init_bytes, c->out, bytes))
+    if (c->in != c->out && libscan_ranges_overlap(c->in, bytes, c->out, bytes)) return LIBSCAN_ERROR_OVERLAP;
+    if (libscan_ranges_overlap(c->flags, flag_bytes, c->out, bytes) || libscan_ranges_overlap(c->offsets, off_bytes, c->out, bytes) ||
+        libscan_ranges_overlap(opts->d_seg_init, init_bytes, c->out, bytes))
         return LIBSCAN_ERROR_OVERLAP;
 
     size_t need = 0;
@@ -92,14 +92,14 @@ static libscan_status_t segmented(libscan__seg_call_t *c, const libscan_segscan_
         const void *others[5] = {c->in, c->out, c->flags, c->offsets, opts->d_seg_init};
         const size_t sizes[5] = {bytes, bytes, flag_bytes, off_bytes, init_bytes};
         for (int i = 0; i < 5; ++i)
-            if (others[i] && libscan__overlaps(opts->d_temp, opts->temp_bytes, others[i], sizes[i]))
+            if (others[i] && libscan_ranges_overlap(opts->d_temp, opts->temp_bytes, others[i], sizes[i]))
                 return LIBSCAN_ERROR_OVERLAP;
     }
     const void *ptrs[6] = {n ? c->in : NULL, n && c->out != c->in ? c->out : NULL, n ? c->flags : NULL,
                            c->offsets, opts->d_seg_init, need ? opts->d_temp : NULL};
     for (int i = 0; i < 6; ++i) {
         if (!ptrs[i]) continue;
-        libscan_status_t st = libscan__check_accessible(ptrs[i]);
+        libscan_status_t st = libscan_check_device_pointer(ptrs[i]);
         if (st != LIBSCAN_SUCCESS) return st;
     }
     if (c->mode == LIBSCAN_SEGMENTS_OFFSETS && !opts->trust_offsets) {
