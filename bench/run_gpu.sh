@@ -295,7 +295,7 @@ if ((TESTS)); then
     t=$SECONDS
     LOG=$LOGDIR/ctest.log
     if ((FULL_CONFIGURED)); then
-        lim=$(limit 180 ctest)
+        lim=$(limit $((LARGE ? 420 : 180)) ctest) # the large tests alone take minutes
         labels=(-LE large)
         jobs=4
         if ((LARGE)); then labels=(); jobs=2; fi

@@ -329,6 +329,9 @@ static void dev_alloc(dbufs_t *d, const tcase_t *c, size_t offset) {
     CUDA_CHECK(cudaMemset(d->out_base, POISON, nout));
     CUDA_CHECK(cudaMemset(d->rej_base, POISON, nout));
     CUDA_CHECK(cudaMemset(d->num, 0xff, sizeof(size_t)));
+    /* The memsets run on the legacy stream, which a non-blocking stream does
+     * not wait for: finish them before a case launches on such a stream. */
+    CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 static void dev_free(dbufs_t *d) {
