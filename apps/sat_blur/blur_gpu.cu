@@ -2,27 +2,54 @@
 // per pass the weighted copy, the table(s) and the filter, download.
 #include "blur.h"
 #include "sat.h"
+#include "sat_kernels.cuh"
 
 #include <cuda_runtime.h>
 #include <cstdio>
 
 namespace {
 
-// out = in * weight(radius), and the weight map: blur_apply_weights on the GPU
-// (same integer formula from blur.h, so the same values).
-__global__ void weights_kernel(const uint16_t *in, const uint16_t *radius, size_t pixels, int channels, uint16_t *out,
-                               uint8_t *wmap) {
-    for (size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x; p < pixels; p += (size_t)gridDim.x * blockDim.x) {
-        const uint16_t w = blur_weight(radius[p]);
-        for (int c = 0; c < channels; ++c) out[p * channels + c] = (uint16_t)(in[p * channels + c] * w);
-        if (wmap) wmap[p] = (uint8_t)w;
+// The first pass of the weighted image's table reads each pixel times its
+// weight (blur_apply_weights' formula, u16 product included), and the first
+// pass of the weight table reads the radius map as a 1-channel image and
+// turns each radius into its weight: no separate weighting pass, no weighted
+// copies in memory, and the same tables as the CPU path.
+struct WeightPixels {
+    const uint16_t *radius;
+    size_t width;
+    template <typename V> __device__ __forceinline__ V operator()(size_t row, size_t col, const V &v) const {
+        const unsigned w = blur_weight(__ldg(radius + row * width + col));
+        V r;
+#pragma unroll
+        for (int c = 0; c < (int)(sizeof(v.v) / sizeof(v.v[0])); ++c) r.v[c] = (uint16_t)(v.v[c] * w);
+        return r;
     }
+};
+struct RadiusToWeight {
+    template <typename V> __device__ __forceinline__ V operator()(size_t, size_t, const V &v) const {
+        V r;
+        r.v[0] = blur_weight((uint16_t)v.v[0]);
+        return r;
+    }
+};
+
+// Both tables of a weighted pass (the weight table only when wtab is given).
+template <int C>
+cudaError_t build_weighted(const uint16_t *img, const uint16_t *radius, size_t W, size_t H, unsigned char *temp,
+                           unsigned char *tab, unsigned char *wtab, cudaStream_t stream) {
+    using namespace sat_detail;
+    cudaError_t e = build_sat<uint16_t, uint32_t, C>(reinterpret_cast<const unsigned char *>(img), W * C * 2, W, H, temp,
+                                                     tab, W * C * 4, stream, WeightPixels{radius, W});
+    if (e == cudaSuccess && wtab)
+        e = build_sat<uint16_t, uint32_t, 1>(reinterpret_cast<const unsigned char *>(radius), W * 2, W, H, temp, wtab,
+                                             W * 4, stream, RadiusToWeight{});
+    return e;
 }
 
 struct Gpu {
     cudaStream_t stream = nullptr;
     cudaEvent_t ev[2] = {nullptr, nullptr};
-    void *buf[7] = {};
+    void *buf[5] = {};
     ~Gpu() {
         for (void *p : buf) cudaFree(p);
         for (cudaEvent_t e : ev)
@@ -58,26 +85,24 @@ extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *er
     size_t temp_bytes = 0;
     sat_temp_bytes(W, H, (int)C, SAT_U32, &temp_bytes);
     const size_t img_bytes = n * C * 2, tab_bytes = n * C * 4;
-    // buf: 0 image, 1 weighted image, 2 table, 3 temp, 4 weight map, 5 weight table, 6 radii
-    const size_t sizes[7] = {img_bytes, job->weighted ? img_bytes : 0, tab_bytes, temp_bytes, job->weighted ? n : 0,
-                             job->weighted ? n * 4 : 0, job->radius_q8 ? n * 2 : 0};
+    // buf: 0 image, 1 table, 2 temp, 3 weight table, 4 radii
+    const size_t sizes[5] = {img_bytes, tab_bytes, temp_bytes, job->weighted ? n * 4 : 0, job->radius_q8 ? n * 2 : 0};
     e = cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking);
     for (int i = 0; i < 2 && e == cudaSuccess; ++i) e = cudaEventCreate(&g.ev[i]);
-    for (int i = 0; i < 7 && e == cudaSuccess; ++i)
+    for (int i = 0; i < 5 && e == cudaSuccess; ++i)
         if (sizes[i]) e = cudaMalloc(&g.buf[i], sizes[i]);
     if (e != cudaSuccess) {
         what = "allocating GPU memory";
         goto cuda_fail;
     }
     {
-        uint16_t *d_img = static_cast<uint16_t *>(g.buf[0]), *d_wimg = static_cast<uint16_t *>(g.buf[1]);
-        uint8_t *d_wmap = static_cast<uint8_t *>(g.buf[4]);
-        uint16_t *d_radius = static_cast<uint16_t *>(g.buf[6]);
+        uint16_t *d_img = static_cast<uint16_t *>(g.buf[0]);
+        uint16_t *d_radius = static_cast<uint16_t *>(g.buf[4]);
+        unsigned char *d_tab = static_cast<unsigned char *>(g.buf[1]), *d_temp = static_cast<unsigned char *>(g.buf[2]);
+        unsigned char *d_wtab = static_cast<unsigned char *>(g.buf[3]);
         const sat_image_t img = {d_img, SAT_U16, (int)C, W, H, W * C * 2};
-        const sat_image_t wimg = {d_wimg, SAT_U16, (int)C, W, H, W * C * 2};
-        const sat_image_t tab = {g.buf[2], SAT_U32, (int)C, W, H, W * C * 4};
-        const sat_image_t wm = {d_wmap, SAT_U8, 1, W, H, W};
-        const sat_image_t wtab = {g.buf[5], SAT_U32, 1, W, H, W * 4};
+        const sat_image_t tab = {d_tab, SAT_U32, (int)C, W, H, W * C * 4};
+        const sat_image_t wtab = {d_wtab, SAT_U32, 1, W, H, W * 4};
 
         e = cudaEventRecord(g.ev[0], g.stream);
         if (e == cudaSuccess) e = cudaMemcpyAsync(d_img, job->pixels, img_bytes, cudaMemcpyHostToDevice, g.stream);
@@ -90,15 +115,16 @@ extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *er
         for (int pass = 0; pass < job->passes && st == SAT_SUCCESS; ++pass) {
             what = "building the table";
             if (job->weighted) {
-                const size_t blocks = (n + 255) / 256;
-                weights_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, g.stream>>>(
-                    d_img, d_radius, n, (int)C, d_wimg, pass == 0 ? d_wmap : nullptr);
-                e = cudaGetLastError();
+                unsigned char *w = pass == 0 ? d_wtab : nullptr; // the radii, hence the weights, never change
+                switch (C) {
+                case 1: e = build_weighted<1>(d_img, d_radius, W, H, d_temp, d_tab, w, g.stream); break;
+                case 2: e = build_weighted<2>(d_img, d_radius, W, H, d_temp, d_tab, w, g.stream); break;
+                case 3: e = build_weighted<3>(d_img, d_radius, W, H, d_temp, d_tab, w, g.stream); break;
+                default: e = build_weighted<4>(d_img, d_radius, W, H, d_temp, d_tab, w, g.stream); break;
+                }
                 if (e != cudaSuccess) goto cuda_fail;
-                st = sat_build(&wimg, &tab, g.buf[3], temp_bytes, g.stream);
-                if (st == SAT_SUCCESS && pass == 0) st = sat_build(&wm, &wtab, g.buf[3], temp_bytes, g.stream);
             } else {
-                st = sat_build(&img, &tab, g.buf[3], temp_bytes, g.stream);
+                st = sat_build(&img, &tab, d_temp, temp_bytes, g.stream);
             }
             lap(times ? &times->sat : nullptr);
             if (e != cudaSuccess) goto cuda_fail;

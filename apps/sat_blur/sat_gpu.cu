@@ -11,13 +11,6 @@ using namespace sat_detail;
 
 namespace {
 
-// Row pitch of the intermediate (transposed) table: `rows` pixels of
-// C * elem bytes, rounded up to 256 bytes so every row starts aligned.
-size_t temp_pitch(size_t rows, int channels, size_t elem) {
-    const size_t row = rows * (size_t)channels * elem;
-    return (row + 255) / 256 * 256;
-}
-
 sat_status_t cuda_status(cudaError_t e) {
     if (e == cudaSuccess) return SAT_SUCCESS;
     (void)cudaGetLastError(); // consume it: the caller's next call starts clean
@@ -25,29 +18,19 @@ sat_status_t cuda_status(cudaError_t e) {
 }
 
 template <typename In, typename Acc, int C>
-sat_status_t build_typed(const sat_image_t *in, const sat_image_t *out, unsigned char *temp, size_t tpitch,
-                         cudaStream_t stream) {
-    const size_t W = in->width, H = in->height;
-    // Pass 1: rows of the image -> temp (W rows of H pixels).
-    const dim3 block(kThreads);
-    scan_rows_transpose<In, Acc, C><<<dim3((unsigned)((H + kBand - 1) / kBand)), block, 0, stream>>>(
-        static_cast<const unsigned char *>(in->data), in->pitch, H, W, temp, tpitch);
-    sat_status_t st = cuda_status(cudaGetLastError());
-    if (st != SAT_SUCCESS) return st;
-    // Pass 2: rows of temp (the image's columns) -> the table, transposed back.
-    scan_rows_transpose<Acc, Acc, C><<<dim3((unsigned)((W + kBand - 1) / kBand)), block, 0, stream>>>(
-        temp, tpitch, W, H, static_cast<unsigned char *>(out->data), out->pitch);
-    return cuda_status(cudaGetLastError());
+sat_status_t build_typed(const sat_image_t *in, const sat_image_t *out, unsigned char *temp, cudaStream_t stream) {
+    return cuda_status(build_sat<In, Acc, C>(static_cast<const unsigned char *>(in->data), in->pitch, in->width,
+                                             in->height, temp, static_cast<unsigned char *>(out->data), out->pitch,
+                                             stream));
 }
 
 template <typename In, typename Acc>
-sat_status_t build_channels(const sat_image_t *in, const sat_image_t *out, unsigned char *temp, size_t tpitch,
-                            cudaStream_t stream) {
+sat_status_t build_channels(const sat_image_t *in, const sat_image_t *out, unsigned char *temp, cudaStream_t stream) {
     switch (in->channels) {
-    case 1: return build_typed<In, Acc, 1>(in, out, temp, tpitch, stream);
-    case 2: return build_typed<In, Acc, 2>(in, out, temp, tpitch, stream);
-    case 3: return build_typed<In, Acc, 3>(in, out, temp, tpitch, stream);
-    case 4: return build_typed<In, Acc, 4>(in, out, temp, tpitch, stream);
+    case 1: return build_typed<In, Acc, 1>(in, out, temp, stream);
+    case 2: return build_typed<In, Acc, 2>(in, out, temp, stream);
+    case 3: return build_typed<In, Acc, 3>(in, out, temp, stream);
+    case 4: return build_typed<In, Acc, 4>(in, out, temp, stream);
     }
     return SAT_ERROR_INVALID_ARGUMENT;
 }
@@ -112,13 +95,12 @@ extern "C" sat_status_t sat_build(const sat_image_t *in, const sat_image_t *out,
         if ((st = cuda_status(cudaMallocAsync(&p, need, stream))) != SAT_SUCCESS) return st;
         temp = static_cast<unsigned char *>(p);
     }
-    const size_t tp = temp_pitch(in->height, in->channels, sat_type_size(out->type));
     switch (in->type * 8 + out->type) {
-    case SAT_U8 * 8 + SAT_U32: st = build_channels<uint8_t, uint32_t>(in, out, temp, tp, stream); break;
-    case SAT_U16 * 8 + SAT_U32: st = build_channels<uint16_t, uint32_t>(in, out, temp, tp, stream); break;
-    case SAT_U16 * 8 + SAT_U64: st = build_channels<uint16_t, unsigned long long>(in, out, temp, tp, stream); break;
-    case SAT_F32 * 8 + SAT_F32: st = build_channels<float, float>(in, out, temp, tp, stream); break;
-    case SAT_F32 * 8 + SAT_F64: st = build_channels<float, double>(in, out, temp, tp, stream); break;
+    case SAT_U8 * 8 + SAT_U32: st = build_channels<uint8_t, uint32_t>(in, out, temp, stream); break;
+    case SAT_U16 * 8 + SAT_U32: st = build_channels<uint16_t, uint32_t>(in, out, temp, stream); break;
+    case SAT_U16 * 8 + SAT_U64: st = build_channels<uint16_t, unsigned long long>(in, out, temp, stream); break;
+    case SAT_F32 * 8 + SAT_F32: st = build_channels<float, float>(in, out, temp, stream); break;
+    case SAT_F32 * 8 + SAT_F64: st = build_channels<float, double>(in, out, temp, stream); break;
     default: st = SAT_ERROR_UNSUPPORTED; break;
     }
     if (!d_temp) {

@@ -19,7 +19,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
+#include <cuda_runtime.h>
 #include <libscan/cuda/warp_scan.cuh>
 
 namespace sat_detail {
@@ -44,15 +46,22 @@ template <typename T, int C> struct VecSum {
     }
 };
 
+// Load transform of scan_rows_transpose: the pixel as read (no change).
+// Others (blur_gpu.cu) map (row, column, pixel) to the value to scan, which
+// fuses a per-pixel weighting into the first pass instead of a separate one.
+struct NoTransform {
+    template <typename V> __device__ __forceinline__ V operator()(size_t, size_t, const V &v) const { return v; }
+};
+
 constexpr int kBand = 8;           // rows per block (one warp each)
 constexpr int kItems = 4;          // consecutive pixels per lane
 constexpr int kTile = 32 * kItems; // columns per tile
 constexpr int kThreads = kBand * 32;
 
-template <typename In, typename Acc, int C>
+template <typename In, typename Acc, int C, class Xform = NoTransform>
 __global__ void __launch_bounds__(kThreads)
     scan_rows_transpose(const unsigned char *__restrict__ in, size_t in_pitch, size_t rows, size_t cols,
-                        unsigned char *__restrict__ out, size_t out_pitch) {
+                        unsigned char *__restrict__ out, size_t out_pitch, const Xform xform) {
     using V = Vec<Acc, C>;
     using Op = VecSum<Acc, C>;
     // +1 pixel per row: consecutive bands rows land in different banks.
@@ -100,6 +109,11 @@ __global__ void __launch_bounds__(kThreads)
                 }
             }
         }
+        if constexpr (!std::is_same_v<Xform, NoTransform>) {
+#pragma unroll
+            for (int k = 0; k < kItems; ++k)
+                if (row_ok && first + k < cols) items[k] = xform(row, first + k, items[k]);
+        }
         // ---- scan: inside the thread, across the warp, then the row's carry ----
 #pragma unroll
         for (int k = 1; k < kItems; ++k) items[k] = op(items[k - 1], items[k]);
@@ -127,6 +141,29 @@ __global__ void __launch_bounds__(kThreads)
             }
         }
     }
+}
+
+// Row pitch of the intermediate (transposed) table: `rows` pixels of
+// C * elem bytes, rounded up to 256 bytes so every row starts aligned.
+inline size_t temp_pitch(size_t rows, int channels, size_t elem) {
+    const size_t row = rows * (size_t)channels * elem;
+    return (row + 255) / 256 * 256;
+}
+
+// The SAT of a W x H image of C channels: rows -> temp (transposed, pitch
+// temp_pitch(H, C, sizeof(Acc))), then temp's rows -> out, transposed back.
+// `xform` applies to the pixels as the first pass reads them.
+template <typename In, typename Acc, int C, class Xform = NoTransform>
+cudaError_t build_sat(const unsigned char *in, size_t in_pitch, size_t W, size_t H, unsigned char *temp,
+                      unsigned char *out, size_t out_pitch, cudaStream_t stream, Xform xform = Xform()) {
+    const size_t tp = temp_pitch(H, C, sizeof(Acc));
+    scan_rows_transpose<In, Acc, C, Xform>
+        <<<dim3((unsigned)((H + kBand - 1) / kBand)), dim3(kThreads), 0, stream>>>(in, in_pitch, H, W, temp, tp, xform);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    scan_rows_transpose<Acc, Acc, C><<<dim3((unsigned)((W + kBand - 1) / kBand)), dim3(kThreads), 0, stream>>>(
+        temp, tp, W, H, out, out_pitch, NoTransform());
+    return cudaGetLastError();
 }
 
 // S at (x, y), 0 left of or above the image.
