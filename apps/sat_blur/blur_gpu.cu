@@ -33,28 +33,33 @@ struct RadiusToWeight {
     }
 };
 
-// Both tables of a weighted pass (the weight table only when wtab is given).
+// The table of the weighted image.
 template <int C>
-cudaError_t build_weighted(const uint16_t *img, const uint16_t *radius, size_t W, size_t H, unsigned char *temp,
-                           unsigned char *tab, unsigned char *wtab, cudaStream_t stream) {
-    using namespace sat_detail;
-    cudaError_t e = build_sat<uint16_t, uint32_t, C>(reinterpret_cast<const unsigned char *>(img), W * C * 2, W, H, temp,
-                                                     tab, W * C * 4, stream, WeightPixels{radius, W});
-    if (e == cudaSuccess && wtab)
-        e = build_sat<uint16_t, uint32_t, 1>(reinterpret_cast<const unsigned char *>(radius), W * 2, W, H, temp, wtab,
-                                             W * 4, stream, RadiusToWeight{});
-    return e;
+cudaError_t weighted_image_table(const uint16_t *img, const uint16_t *radius, size_t W, size_t H, unsigned char *temp,
+                                 unsigned char *tab, cudaStream_t stream) {
+    return sat_detail::build_sat<uint16_t, uint32_t, C>(reinterpret_cast<const unsigned char *>(img), W * C * 2, W, H,
+                                                        temp, tab, W * C * 4, stream, WeightPixels{radius, W});
+}
+// The table of the weights (built once: the radii never change).
+cudaError_t weight_table(const uint16_t *radius, size_t W, size_t H, unsigned char *temp, unsigned char *wtab,
+                         cudaStream_t stream) {
+    return sat_detail::build_sat<uint16_t, uint32_t, 1>(reinterpret_cast<const unsigned char *>(radius), W * 2, W, H,
+                                                        temp, wtab, W * 4, stream, RadiusToWeight{});
 }
 
+// `side` builds the weight table while `stream` builds the image's: each
+// table's scans use a few warps per row, so two tables at once fill the GPU
+// better than one after the other.
 struct Gpu {
-    cudaStream_t stream = nullptr;
-    cudaEvent_t ev[2] = {nullptr, nullptr};
-    void *buf[5] = {};
+    cudaStream_t stream = nullptr, side = nullptr;
+    cudaEvent_t ev[2] = {nullptr, nullptr}, fork = nullptr, join = nullptr;
+    void *buf[6] = {};
     ~Gpu() {
         for (void *p : buf) cudaFree(p);
-        for (cudaEvent_t e : ev)
+        for (cudaEvent_t e : {ev[0], ev[1], fork, join})
             if (e) cudaEventDestroy(e);
         if (stream) cudaStreamDestroy(stream);
+        if (side) cudaStreamDestroy(side);
     }
 };
 
@@ -82,14 +87,19 @@ extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *er
     };
     sat_status_t st = SAT_SUCCESS;
     const char *what = "";
-    size_t temp_bytes = 0;
+    size_t temp_bytes = 0, wtemp_bytes = 0;
     sat_temp_bytes(W, H, (int)C, SAT_U32, &temp_bytes);
+    sat_temp_bytes(W, H, 1, SAT_U32, &wtemp_bytes);
     const size_t img_bytes = n * C * 2, tab_bytes = n * C * 4;
-    // buf: 0 image, 1 table, 2 temp, 3 weight table, 4 radii
-    const size_t sizes[5] = {img_bytes, tab_bytes, temp_bytes, job->weighted ? n * 4 : 0, job->radius_q8 ? n * 2 : 0};
+    // buf: 0 image, 1 table, 2 temp, 3 weight table, 4 radii, 5 weight table's temp
+    const size_t sizes[6] = {img_bytes,       tab_bytes, temp_bytes, job->weighted ? n * 4 : 0, job->radius_q8 ? n * 2 : 0,
+                             job->weighted ? wtemp_bytes : 0};
     e = cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&g.side, cudaStreamNonBlocking);
     for (int i = 0; i < 2 && e == cudaSuccess; ++i) e = cudaEventCreate(&g.ev[i]);
-    for (int i = 0; i < 5 && e == cudaSuccess; ++i)
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&g.fork, cudaEventDisableTiming);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&g.join, cudaEventDisableTiming);
+    for (int i = 0; i < 6 && e == cudaSuccess; ++i)
         if (sizes[i]) e = cudaMalloc(&g.buf[i], sizes[i]);
     if (e != cudaSuccess) {
         what = "allocating GPU memory";
@@ -99,7 +109,7 @@ extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *er
         uint16_t *d_img = static_cast<uint16_t *>(g.buf[0]);
         uint16_t *d_radius = static_cast<uint16_t *>(g.buf[4]);
         unsigned char *d_tab = static_cast<unsigned char *>(g.buf[1]), *d_temp = static_cast<unsigned char *>(g.buf[2]);
-        unsigned char *d_wtab = static_cast<unsigned char *>(g.buf[3]);
+        unsigned char *d_wtab = static_cast<unsigned char *>(g.buf[3]), *d_wtemp = static_cast<unsigned char *>(g.buf[5]);
         const sat_image_t img = {d_img, SAT_U16, (int)C, W, H, W * C * 2};
         const sat_image_t tab = {d_tab, SAT_U32, (int)C, W, H, W * C * 4};
         const sat_image_t wtab = {d_wtab, SAT_U32, 1, W, H, W * 4};
@@ -115,13 +125,21 @@ extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *er
         for (int pass = 0; pass < job->passes && st == SAT_SUCCESS; ++pass) {
             what = "building the table";
             if (job->weighted) {
-                unsigned char *w = pass == 0 ? d_wtab : nullptr; // the radii, hence the weights, never change
-                switch (C) {
-                case 1: e = build_weighted<1>(d_img, d_radius, W, H, d_temp, d_tab, w, g.stream); break;
-                case 2: e = build_weighted<2>(d_img, d_radius, W, H, d_temp, d_tab, w, g.stream); break;
-                case 3: e = build_weighted<3>(d_img, d_radius, W, H, d_temp, d_tab, w, g.stream); break;
-                default: e = build_weighted<4>(d_img, d_radius, W, H, d_temp, d_tab, w, g.stream); break;
+                if (pass == 0) { // fork: the weight table on the side stream
+                    e = cudaEventRecord(g.fork, g.stream);
+                    if (e == cudaSuccess) e = cudaStreamWaitEvent(g.side, g.fork, 0);
+                    if (e == cudaSuccess) e = weight_table(d_radius, W, H, d_wtemp, d_wtab, g.side);
+                    if (e == cudaSuccess) e = cudaEventRecord(g.join, g.side);
                 }
+                if (e == cudaSuccess) {
+                    switch (C) {
+                    case 1: e = weighted_image_table<1>(d_img, d_radius, W, H, d_temp, d_tab, g.stream); break;
+                    case 2: e = weighted_image_table<2>(d_img, d_radius, W, H, d_temp, d_tab, g.stream); break;
+                    case 3: e = weighted_image_table<3>(d_img, d_radius, W, H, d_temp, d_tab, g.stream); break;
+                    default: e = weighted_image_table<4>(d_img, d_radius, W, H, d_temp, d_tab, g.stream); break;
+                    }
+                }
+                if (e == cudaSuccess && pass == 0) e = cudaStreamWaitEvent(g.stream, g.join, 0); // join
                 if (e != cudaSuccess) goto cuda_fail;
             } else {
                 st = sat_build(&img, &tab, d_temp, temp_bytes, g.stream);
