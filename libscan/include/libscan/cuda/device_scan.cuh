@@ -167,7 +167,7 @@ template <typename T, class Op> __global__ void write_total_kernel(const DeviceS
 // The device-wide scan for element type T with tile shape BLOCK x IPT and
 // at least MINB resident blocks per SM (defaults from tuning.cuh).
 template <typename T, int BLOCK = ScanTuning<sizeof(T)>::kBlockThreads,
-          int IPT = ScanTuning<sizeof(T)>::kItemsPerThread, int MINB = ScanTuning<sizeof(T)>::kMinBlocksPerSM>
+          int IPT = ScanTuning<sizeof(T)>::kItemsPerThread, int MINB = scan_min_blocks<T>()>
 struct DeviceScan {
     using Shape = detail::TileShape<T, BLOCK, IPT>;
     using State = TileState<T>;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 namespace libscan {
 
@@ -16,26 +17,41 @@ namespace libscan {
 // f32: 256x32 beat 256x16, 512x16, 256x24, 384x16, 512x32; u64: 256x16 beat
 // 256x8, 512x8, 256x12, 512x16).
 // kMinBlocksPerSM goes to __launch_bounds__: 1 leaves registers to the
-// compiler (3 blocks of 256 x 32 u32 fit an SM), larger values cap them.
+// compiler (3 blocks of 256 x 32 u32 fit an SM), larger values cap them;
+// kMinBlocksPerSMFloat is the same for float element types (f64's sum needs
+// more registers than u64's and spills under the same cap). Neither changes
+// the association, which depends on the tile shape only.
 // Chosen by: bench/results/2026-11-21-h100-2fc027a/tile-sweep.txt (2^28 on
 // the H100: 4-byte 256 x 32 with 4 blocks per SM (64 registers) 802 us
 // against 819 us for the compiler's 77 registers, f32 823 against 864;
-// u64 256 x 16 lost at 4 blocks: 1855 against 1738 us).
+// u64 256 x 16 lost at 4 blocks: 1855 against 1738 us); and by
+// bench/results/2026-11-21-h100-8a45725/tile-sweep-minb-8byte.txt (8-byte
+// 256 x 16: u64 at 3 blocks 1652 us against 1724 at the compiler's 98
+// registers (2 blocks); f64 at 3 blocks spills and loses, 1779 against 1727).
 template <size_t ELEMENT_BYTES> struct ScanTuning {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = ELEMENT_BYTES >= 128 ? 1 : int(128 / ELEMENT_BYTES);
     static constexpr int kMinBlocksPerSM = 1;
+    static constexpr int kMinBlocksPerSMFloat = 1;
 };
 template <> struct ScanTuning<4> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 32;
     static constexpr int kMinBlocksPerSM = 4;
+    static constexpr int kMinBlocksPerSMFloat = 4;
 };
 template <> struct ScanTuning<8> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16;
-    static constexpr int kMinBlocksPerSM = 1;
+    static constexpr int kMinBlocksPerSM = 3;
+    static constexpr int kMinBlocksPerSMFloat = 1;
 };
+
+// The launch-bounds minimum for element type T (see ScanTuning).
+template <typename T> constexpr int scan_min_blocks() {
+    return std::is_floating_point_v<T> ? ScanTuning<sizeof(T)>::kMinBlocksPerSMFloat
+                                       : ScanTuning<sizeof(T)>::kMinBlocksPerSM;
+}
 
 // Small inputs: one cluster of kClusterBlocks blocks (cluster_scan.cuh),
 // capacity kClusterBlocks * kBlockThreads * kItemsPerThread = 65536 elements
