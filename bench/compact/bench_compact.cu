@@ -25,25 +25,12 @@
 #include <vector>
 
 #include "../bench_timing.cuh"
+#define BENCH_PROGRAM "bench_compact"
+#include "../bench_check.cuh"
 #include "bench_config.h"
 #include "compact.h"
 
 namespace {
-
-void ck(cudaError_t e, const char *what, int line) {
-    if (e != cudaSuccess) {
-        std::fprintf(stderr, "bench_compact: %s (line %d): %s\n", what, line, cudaGetErrorString(e));
-        std::exit(2);
-    }
-}
-#define CK(call) ck((call), #call, __LINE__)
-void ls(libscan_status_t s, const char *what, int line) {
-    if (s != LIBSCAN_SUCCESS) {
-        std::fprintf(stderr, "bench_compact: %s (line %d): %s\n", what, line, libscan_status_string(s));
-        std::exit(2);
-    }
-}
-#define LS(call) ls((call), #call, __LINE__)
 
 __host__ __device__ inline uint32_t hash32(uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;

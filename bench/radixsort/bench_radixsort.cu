@@ -10,6 +10,8 @@
 // compared with CUB's (bitwise; for floats CUB's order of -0.0/+0.0 is not
 // ours, so positions where both hold a zero are not compared).
 #include "../bench_timing.cuh"
+#define BENCH_PROGRAM "bench_radixsort"
+#include "../bench_check.cuh"
 #include "bench_config.h"
 #include "radixsort.h"
 
@@ -25,23 +27,6 @@
 #include <vector>
 
 namespace {
-
-#define CK(call)                                                                                       \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            std::fprintf(stderr, "bench_radixsort: %s: %s\n", #call, cudaGetErrorString(e_));          \
-            std::exit(2);                                                                              \
-        }                                                                                              \
-    } while (0)
-#define LS(call)                                                                                       \
-    do {                                                                                               \
-        libscan_status_t s_ = (call);                                                                  \
-        if (s_ != LIBSCAN_SUCCESS) {                                                                   \
-            std::fprintf(stderr, "bench_radixsort: %s: %s\n", #call, libscan_status_string(s_));       \
-            std::exit(2);                                                                              \
-        }                                                                                              \
-    } while (0)
 
 enum Dist { UNIFORM, SORTED, REVERSE, ALL_EQUAL, TWO, SIXTEEN, HIGH_BYTE, LOW_BYTE, FLOAT_SPECIALS, NDIST };
 const char *kDistNames[NDIST] = {"uniform", "sorted", "reverse", "all-equal", "2-distinct",

@@ -12,6 +12,8 @@
 //
 //   bench_segmented [--reps N]        LIBSCAN_COMMIT overrides the commit
 #include "../bench_timing.cuh"
+#define BENCH_PROGRAM "bench_segmented"
+#include "../bench_check.cuh"
 #include "bench_config.h"
 #include "libscan/libscan.h"
 
@@ -29,22 +31,6 @@
 #include <string>
 #include <vector>
 
-#define CK(call)                                                                                        \
-    do {                                                                                                \
-        cudaError_t e_ = (call);                                                                        \
-        if (e_ != cudaSuccess) {                                                                        \
-            std::fprintf(stderr, "bench_segmented: %s failed: %s\n", #call, cudaGetErrorString(e_));    \
-            std::exit(2);                                                                               \
-        }                                                                                               \
-    } while (0)
-#define LS(call)                                                                                        \
-    do {                                                                                                \
-        libscan_status_t s_ = (call);                                                                   \
-        if (s_ != LIBSCAN_SUCCESS) {                                                                    \
-            std::fprintf(stderr, "bench_segmented: %s failed: %s\n", #call, libscan_status_string(s_)); \
-            std::exit(2);                                                                               \
-        }                                                                                               \
-    } while (0)
 
 static __global__ void fill_values(uint32_t *v, size_t n, uint32_t salt) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
