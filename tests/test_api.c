@@ -490,6 +490,30 @@ static void test_check_device_pointer_null(void **state) {
     LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_check_device_pointer(NULL));
 }
 
+/* Caller temp: aligned up, the slack taken off, nothing allocated, no CUDA
+ * call (so this runs without a GPU; the pointer is never dereferenced). */
+static void test_temp_acquire_caller_buffer(void **state) {
+    (void)state;
+    for (uintptr_t off = 0; off < 2 * LIBSCAN_TEMP_ALIGNMENT; off += 37) {
+        const uintptr_t addr = 0x10000 + off, a = LIBSCAN_TEMP_ALIGNMENT;
+        const uintptr_t want = (addr + a - 1) / a * a;
+        libscan_temp_t t;
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_acquire((void *)addr, 1000, 700, NULL, &t));
+        assert_true((uintptr_t)t.ptr == want);
+        assert_int_equal(t.bytes, 1000 - (want - addr));
+        assert_null(t.owned);
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_release(&t, NULL)); /* frees nothing */
+    }
+    /* Slack larger than the buffer: nothing usable, not a wrapped size. */
+    libscan_temp_t t;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_acquire((void *)(uintptr_t)0x10001, 10, 0, NULL, &t));
+    assert_int_equal(t.bytes, 0);
+    /* Neither caller temp nor need: no temp at all. */
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_acquire(NULL, 0, 0, NULL, &t));
+    assert_null(t.ptr);
+    assert_null(t.owned);
+}
+
 /* What a plain host pointer must give: INVALID_POINTER, or SUCCESS where the
  * device can access pageable memory (asked here, not assumed). */
 static libscan_status_t expected_for_host_memory(void) {
@@ -558,6 +582,27 @@ static void test_check_device_pointer_host_heap(void **state) {
     CUDA_CHECK(cudaGetLastError());
 }
 
+/* No caller temp: a stream-ordered allocation of `need` bytes, released on the stream. */
+static void test_temp_acquire_allocates(void **state) {
+    (void)state;
+    test_require_gpu();
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    libscan_temp_t t;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_acquire(NULL, 0, 5000, s, &t));
+    assert_non_null(t.owned);
+    assert_true(t.ptr == t.owned);
+    assert_true((uintptr_t)t.ptr % LIBSCAN_TEMP_ALIGNMENT == 0);
+    assert_true(t.bytes >= 5000 - LIBSCAN_TEMP_ALIGNMENT);
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_check_device_pointer(t.ptr));
+    CUDA_CHECK(cudaMemsetAsync(t.ptr, 0, t.bytes, s)); /* usable on the stream */
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_release(&t, s));
+    assert_null(t.owned);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    CUDA_CHECK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaGetLastError());
+}
+
 int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_values_are_the_documented_ones),
@@ -582,11 +627,13 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_temp_alignment),
         cmocka_unit_test(test_check_device_pointer_null),
         cmocka_unit_test(test_check_device_pointer_host_stack),
+        cmocka_unit_test(test_temp_acquire_caller_buffer),
     };
     const struct CMUnitTest gpu_tests[] = {
         cmocka_unit_test(test_check_device_pointer_device_memory),
         cmocka_unit_test(test_check_device_pointer_managed_and_pinned),
         cmocka_unit_test(test_check_device_pointer_host_heap),
+        cmocka_unit_test(test_temp_acquire_allocates),
     };
     const int gpu = argc == 2 && strcmp(argv[1], "gpu") == 0;
     if (argc > 2 || (argc == 2 && !gpu && strcmp(argv[1], "cpu") != 0)) {

@@ -144,24 +144,11 @@ static libscan_status_t run_gpu(compact__call_t c, bool partition, const compact
         if (st != LIBSCAN_SUCCESS) return st;
     }
 
-    void *owned = NULL;
-    void *temp = opts->d_temp;
-    size_t temp_size = opts->temp_bytes;
-    if (need && !temp) {
-        cudaError_t e = cudaMallocAsync(&owned, need, stream);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            return e == cudaErrorMemoryAllocation ? LIBSCAN_ERROR_OUT_OF_MEMORY : LIBSCAN_ERROR_CUDA;
-        }
-        temp = owned;
-        temp_size = need;
-    }
-    if (temp) {
-        const uintptr_t mask = (uintptr_t)LIBSCAN_TEMP_ALIGNMENT - 1;
-        uintptr_t t = (uintptr_t)temp, aligned = (t + mask) & ~mask;
-        c.temp = (void *)aligned;
-        c.temp_bytes = temp_size - (size_t)(aligned - t);
-    }
+    libscan_temp_t t;
+    st = libscan_temp_acquire(opts->d_temp, opts->temp_bytes, need, stream, &t);
+    if (st != LIBSCAN_SUCCESS) return st;
+    c.temp = t.ptr;
+    c.temp_bytes = t.bytes;
     cudaError_t e = cudaErrorInvalidValue;
     switch (c.dtype) {
     case LIBSCAN_U32: e = compact__launch_u32(&c, stream); break;
@@ -171,15 +158,9 @@ static libscan_status_t run_gpu(compact__call_t c, bool partition, const compact
     case LIBSCAN_F32: e = compact__launch_f32(&c, stream); break;
     case LIBSCAN_F64: e = compact__launch_f64(&c, stream); break;
     }
-    if (owned) {
-        cudaError_t f = cudaFreeAsync(owned, stream);
-        if (e == cudaSuccess) e = f;
-    }
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return LIBSCAN_ERROR_CUDA;
-    }
-    return LIBSCAN_SUCCESS;
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    const libscan_status_t released = libscan_temp_release(&t, stream);
+    return e != cudaSuccess ? LIBSCAN_ERROR_CUDA : released;
 }
 
 static compact__call_t make_call(const void *in, const unsigned char *flags, void *out, void *rejected, size_t *num,

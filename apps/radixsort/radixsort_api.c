@@ -132,16 +132,12 @@ static libscan_status_t launch(radixsort__plan_t *pl, radixsort_mode_t mode, con
     if (st != LIBSCAN_SUCCESS) return st;
     if (pl->count == 0) return LIBSCAN_SUCCESS;
 
-    void *temp = opts->d_temp;
-    if (!temp && need) {
-        if (cudaMallocAsync(&temp, need, stream) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return LIBSCAN_ERROR_OUT_OF_MEMORY;
-        }
-    }
+    libscan_temp_t t;
+    st = libscan_temp_acquire(opts->d_temp, opts->temp_bytes, need, stream, &t);
+    if (st != LIBSCAN_SUCCESS) return st;
     /* Layout: scratch | alternate keys | alternate values | argsort's keys. */
     const size_t ks = radixsort_key_size(pl->key);
-    char *base = (char *)(uintptr_t)round_up((uintptr_t)temp);
+    char *base = (char *)t.ptr;
     pl->scratch = base;
     base += radixsort__scratch_bytes(pl->count, ks, pl->value_bytes);
     if (mode != RADIXSORT_MODE_DOUBLE_BUFFER) {
@@ -155,13 +151,8 @@ static libscan_status_t launch(radixsort__plan_t *pl, radixsort_mode_t mode, con
 
     cudaError_t e = radixsort__launch(pl, stream);
     if (e != cudaSuccess) (void)cudaGetLastError();
-    if (temp && !opts->d_temp) {
-        if (cudaFreeAsync(temp, stream) != cudaSuccess) {
-            (void)cudaGetLastError();
-            e = e == cudaSuccess ? cudaErrorUnknown : e;
-        }
-    }
-    return e == cudaSuccess ? LIBSCAN_SUCCESS : LIBSCAN_ERROR_CUDA;
+    const libscan_status_t released = libscan_temp_release(&t, stream);
+    return e != cudaSuccess ? LIBSCAN_ERROR_CUDA : released;
 }
 
 static const radixsort_opts_t default_opts = RADIXSORT_OPTS_INIT;

@@ -31,8 +31,8 @@ libscan_status_t libscan_check_device_pointer(const void *p) {
     return pageable ? LIBSCAN_SUCCESS : LIBSCAN_ERROR_INVALID_POINTER;
 }
 
-libscan_status_t libscan__temp_acquire(void *d_temp, size_t temp_bytes, size_t need, cudaStream_t stream,
-                                       libscan__temp_t *t) {
+libscan_status_t libscan_temp_acquire(void *d_temp, size_t temp_bytes, size_t need, cudaStream_t stream,
+                                      libscan_temp_t *t) {
     t->owned = NULL;
     t->ptr = d_temp;
     t->bytes = temp_bytes;
@@ -52,9 +52,13 @@ libscan_status_t libscan__temp_acquire(void *d_temp, size_t temp_bytes, size_t n
     return LIBSCAN_SUCCESS;
 }
 
-cudaError_t libscan__temp_release(libscan__temp_t *t, cudaStream_t stream) {
-    if (!t->owned) return cudaSuccess;
+libscan_status_t libscan_temp_release(libscan_temp_t *t, cudaStream_t stream) {
+    if (!t->owned) return LIBSCAN_SUCCESS;
     cudaError_t e = cudaFreeAsync(t->owned, stream);
     t->owned = NULL;
-    return e;
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return LIBSCAN_ERROR_CUDA;
+    }
+    return LIBSCAN_SUCCESS;
 }

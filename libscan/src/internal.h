@@ -27,20 +27,11 @@ typedef struct libscan__scan_call {
     size_t temp_bytes;
 } libscan__scan_call_t;
 
-/* Argument checks: libscan_ranges_overlap, libscan_check_device_pointer
- * and LIBSCAN_TEMP_ALIGNMENT (the slack added to every temp size so any
- * caller pointer can be aligned up) are public (libscan.h, checks.c). */
+/* Argument checks and temp storage: libscan_ranges_overlap,
+ * libscan_check_device_pointer, libscan_temp_acquire/release and
+ * LIBSCAN_TEMP_ALIGNMENT (the slack added to every temp size so any caller
+ * pointer can be aligned up) are public (libscan.h, checks.c). */
 
-/* Temp storage for one call: the caller's (aligned up), or a stream-ordered
- * allocation of `need` bytes when the caller gave none. */
-typedef struct libscan__temp {
-    void *ptr;    /* aligned to LIBSCAN_TEMP_ALIGNMENT */
-    size_t bytes; /* usable from ptr */
-    void *owned;  /* non-NULL when allocated here */
-} libscan__temp_t;
-libscan_status_t libscan__temp_acquire(void *d_temp, size_t temp_bytes, size_t need, cudaStream_t stream,
-                                       libscan__temp_t *t);
-cudaError_t libscan__temp_release(libscan__temp_t *t, cudaStream_t stream);
 
 /* Scratch bytes for count elements of dtype (dtype already validated). */
 size_t libscan__scan_temp_bytes(size_t count, libscan_dtype_t dtype);

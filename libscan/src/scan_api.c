@@ -79,19 +79,15 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
     call.d_total = opts->d_total;
     if (count == 0 && !opts->d_total) return LIBSCAN_SUCCESS;
 
-    libscan__temp_t t;
-    st = libscan__temp_acquire(opts->d_temp, opts->temp_bytes, uses_temp ? need : 0, stream, &t);
+    libscan_temp_t t;
+    st = libscan_temp_acquire(opts->d_temp, opts->temp_bytes, uses_temp ? need : 0, stream, &t);
     if (st != LIBSCAN_SUCCESS) return st;
     call.temp = t.ptr;
     call.temp_bytes = t.bytes;
     cudaError_t e = libscan__scan_launch(&call, stream);
-    cudaError_t f = libscan__temp_release(&t, stream);
-    if (e == cudaSuccess) e = f;
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return LIBSCAN_ERROR_CUDA;
-    }
-    return LIBSCAN_SUCCESS;
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    const libscan_status_t released = libscan_temp_release(&t, stream);
+    return e != cudaSuccess ? LIBSCAN_ERROR_CUDA : released;
 }
 
 libscan_status_t libscan_inclusive_scan(const void *d_in, void *d_out, size_t count, libscan_dtype_t dtype,

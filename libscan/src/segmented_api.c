@@ -109,19 +109,15 @@ static libscan_status_t segmented(libscan__seg_call_t *c, const libscan_segscan_
     if (n == 0) return LIBSCAN_SUCCESS;
 
     c->seg_init = opts->d_seg_init;
-    libscan__temp_t t;
-    libscan_status_t st = libscan__temp_acquire(opts->d_temp, opts->temp_bytes, need, stream, &t);
+    libscan_temp_t t;
+    libscan_status_t st = libscan_temp_acquire(opts->d_temp, opts->temp_bytes, need, stream, &t);
     if (st != LIBSCAN_SUCCESS) return st;
     c->temp = t.ptr;
     c->temp_bytes = t.bytes;
     cudaError_t e = libscan__seg_launch(c, stream);
-    cudaError_t f = libscan__temp_release(&t, stream);
-    if (e == cudaSuccess) e = f;
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return LIBSCAN_ERROR_CUDA;
-    }
-    return LIBSCAN_SUCCESS;
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    const libscan_status_t released = libscan_temp_release(&t, stream);
+    return e != cudaSuccess ? LIBSCAN_ERROR_CUDA : released;
 }
 
 static libscan_status_t flags_scan(const void *d_in, void *d_out, size_t count, const unsigned char *d_flags,

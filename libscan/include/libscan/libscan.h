@@ -380,6 +380,34 @@ LIBSCAN_API libscan_status_t libscan_check_device_pointer(const void *p);
  */
 LIBSCAN_API int libscan_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
 
+/* Temp storage for one call, as libscan's entry points get it: the caller's
+ * buffer aligned up, or a stream-ordered allocation when there is none. */
+typedef struct libscan_temp {
+    void *ptr;    /* aligned to LIBSCAN_TEMP_ALIGNMENT (NULL if no temp) */
+    size_t bytes; /* usable bytes from ptr */
+    void *owned;  /* the allocation made by libscan_temp_acquire, or NULL */
+} libscan_temp_t;
+
+/*
+ * libscan_temp_acquire: fills *t for a call that needs `need` bytes (a
+ * *_temp_bytes() result, alignment slack included). With d_temp != NULL it
+ * uses the caller's temp_bytes bytes from d_temp, aligned up (the caller
+ * checks temp_bytes >= need first); with d_temp == NULL and need > 0 it
+ * allocates need bytes with cudaMallocAsync on `stream`; with neither,
+ * t->ptr is NULL. Returns SUCCESS, OUT_OF_MEMORY or CUDA (allocation
+ * failures; the error has been consumed). No synchronisation.
+ */
+LIBSCAN_API libscan_status_t libscan_temp_acquire(void *d_temp, size_t temp_bytes, size_t need, cudaStream_t stream,
+                                                  libscan_temp_t *t);
+
+/*
+ * libscan_temp_release: frees, stream-ordered on `stream`, what
+ * libscan_temp_acquire allocated (nothing when the caller gave the temp), so
+ * work enqueued before it on `stream` may still use the memory. Returns
+ * SUCCESS, or CUDA when the free fails (the error has been consumed).
+ */
+LIBSCAN_API libscan_status_t libscan_temp_release(libscan_temp_t *t, cudaStream_t stream);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
