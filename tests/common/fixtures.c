@@ -148,3 +148,18 @@ char *fx_capture_stderr_end(void) {
     unlink(g_capture_path);
     return text;
 }
+
+int fx_dir_setup(void **state) {
+    fx_dir_t *fx = calloc(1, sizeof *fx);
+    if (!fx) return -1;
+    fx_tmpdir(fx->dir, sizeof fx->dir);
+    *state = fx;
+    return 0;
+}
+
+int fx_dir_teardown(void **state) {
+    fx_dir_t *fx = *state;
+    fx_rmdir(fx->dir);
+    free(fx);
+    return 0;
+}

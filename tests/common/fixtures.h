@@ -13,6 +13,15 @@ void fx_tmpdir(char *out, size_t cap);
 /* Removes the directory and everything in it (one level of subdirectories). */
 void fx_rmdir(const char *dir);
 
+/* A cmocka fixture: *state becomes an fx_dir_t with a fresh temporary
+ * directory, removed with everything in it afterwards. Use as
+ * cmocka_unit_test_setup_teardown(test, fx_dir_setup, fx_dir_teardown). */
+typedef struct {
+    char dir[1024];
+} fx_dir_t;
+int fx_dir_setup(void **state);
+int fx_dir_teardown(void **state);
+
 /* Number of entries in dir other than "." and ".."; names joined into
  * `names` (cap bytes, may be NULL) for failure messages. */
 int fx_count_entries(const char *dir, char *names, size_t cap);

@@ -35,25 +35,7 @@ static const tdt_t k_dt[] = {
 };
 #define NDT (sizeof k_dt / sizeof k_dt[0])
 
-typedef struct {
-    char dir[1024];
-} fixture_t;
-
-static int setup(void **state) {
-    fixture_t *fx = calloc(1, sizeof *fx);
-    fx_tmpdir(fx->dir, sizeof fx->dir);
-    *state = fx;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture_t *fx = *state;
-    fx_rmdir(fx->dir);
-    free(fx);
-    return 0;
-}
-
-static void path_in(const fixture_t *fx, const char *name, char *out, size_t cap) {
+static void path_in(const fx_dir_t *fx, const char *name, char *out, size_t cap) {
     snprintf(out, cap, "%s/%s", fx->dir, name);
 }
 
@@ -240,7 +222,7 @@ static void test_f16_conversion(void **state) {
 
 /* Every dtype x version 1/2/3 x byte order, files assembled by the test. */
 static void test_npy_roundtrip_all(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     rng_t r;
     rng_init(&r, "npy_roundtrip", 0);
     const char orders[] = {'<', '>', '=', '|'};
@@ -271,7 +253,7 @@ static void test_npy_roundtrip_all(void **state) {
 }
 
 static void test_npy_header_variants(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     int32_t v[3] = {7, -8, 9};
     const tdt_t *d = &k_dt[5]; /* int32 */
     assert_int_equal(d->t, ARR_I32);
@@ -305,7 +287,7 @@ static void test_npy_header_variants(void **state) {
 }
 
 static void test_npy_nd_notice(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     char path[1200], err[512];
     path_in(fx, "m.npy", path, sizeof path);
     uint16_t v[6] = {1, 2, 3, 4, 5, 6};
@@ -363,7 +345,7 @@ static void test_npy_nd_notice(void **state) {
 
 /* What arr_write puts in a .npy file, checked byte by byte. */
 static void test_npy_write_format(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     rng_t r;
     rng_init(&r, "npy_write", 0);
     char path[1200], err[512];
@@ -417,7 +399,7 @@ typedef struct {
 } bad_npy_t;
 
 static void test_npy_malformed(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     const bad_npy_t cases[] = {
         {"empty.npy", NULL, 0, 0, 0, 0, "", 0, "empty"},
         {"magic.npy", NULL, 0, 0, 0, 0, "\x93NUMPZ\x01\x00\x10\x00{}", 12, "magic"},
@@ -482,7 +464,7 @@ static void test_npy_malformed(void **state) {
 
 /* Not a readable regular file: missing, directory, fifo, no permission. */
 static void test_not_a_file(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     char path[1200];
     arr_format_t fmts[] = {ARR_FMT_AUTO, ARR_FMT_NPY, ARR_FMT_RAW, ARR_FMT_TEXT};
     for (int i = 0; i < 4; ++i) {
@@ -510,7 +492,7 @@ static void test_not_a_file(void **state) {
 /* ---- raw ------------------------------------------------------------------------- */
 
 static void test_raw_roundtrip(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     rng_t r;
     rng_init(&r, "raw", 0);
     char path[1200], err[512];
@@ -542,7 +524,7 @@ static void test_raw_roundtrip(void **state) {
 }
 
 static void test_raw_errors(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     char path[1200];
     path_in(fx, "seven.bin", path, sizeof path);
     fx_write_file(path, "1234567", 7);
@@ -586,7 +568,7 @@ static void own_text(const tdt_t *d, const unsigned char *p, char *buf, size_t c
 }
 
 static void test_text_roundtrip(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     rng_t r;
     rng_init(&r, "text", 0);
     char path[1200], err[512];
@@ -620,7 +602,7 @@ static void test_text_roundtrip(void **state) {
 
 /* The exact text written for some values. */
 static void test_text_output_form(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     char path[1200], err[512];
     path_in(fx, "o.txt", path, sizeof path);
     double d[] = {0.1, 1e300, -0.0, NAN, INFINITY, -INFINITY, 1.0, 123456789012345678.0, -2.5e-8};
@@ -665,7 +647,7 @@ static void write_text(const char *path, const char *text) { fx_write_file(path,
 
 /* No dtype given: int64 when every line is an int64, else float64. */
 static void test_text_auto_type(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     char path[1200], err[512];
     path_in(fx, "a.txt", path, sizeof path);
     arr_array_t a;
@@ -711,7 +693,7 @@ static void test_text_auto_type(void **state) {
 }
 
 static void test_text_errors(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     char path[1200];
     path_in(fx, "e.txt", path, sizeof path);
     struct { const char *text; arr_dtype_t t; const char *needle; } cases[] = {
@@ -798,7 +780,7 @@ static void read_in_chunks(const char *path, arr_format_t fmt, arr_dtype_t raw, 
 }
 
 static void test_stream_read_chunks(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     rng_t r;
     rng_init(&r, "stream_read", 0);
     char path[1200], err[512];
@@ -829,7 +811,7 @@ static void test_stream_read_chunks(void **state) {
 
 /* Streaming write in odd chunks, known and unknown counts. */
 static void test_stream_write(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     rng_t r;
     rng_init(&r, "stream_write", 0);
     char path[1200], err[512];
@@ -878,7 +860,7 @@ static void test_stream_write(void **state) {
 /* Abort, errors and misuse leave no file and no temporary file behind; an
  * existing file is untouched until a commit succeeds. */
 static void test_atomic_write(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     char path[1200], err[512], names[512];
     uint32_t v[4] = {1, 2, 3, 4};
     path_in(fx, "x.npy", path, sizeof path);
@@ -950,7 +932,7 @@ static void test_atomic_write(void **state) {
 
 /* Programs refuse to overwrite their input: app_same_file on array files. */
 static void test_same_file(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     char a[1200], b[1200], alias[1400], link_path[1200];
     path_in(fx, "a.npy", a, sizeof a);
     path_in(fx, "b.npy", b, sizeof b);
@@ -975,22 +957,22 @@ int main(void) {
         cmocka_unit_test(test_dtype_names),
         cmocka_unit_test(test_format_names),
         cmocka_unit_test(test_f16_conversion),
-        cmocka_unit_test_setup_teardown(test_npy_roundtrip_all, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_npy_header_variants, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_npy_nd_notice, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_npy_write_format, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_npy_malformed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_not_a_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_raw_roundtrip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_raw_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_text_roundtrip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_text_output_form, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_text_auto_type, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_text_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stream_read_chunks, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stream_write, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_atomic_write, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_same_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_npy_roundtrip_all, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_npy_header_variants, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_npy_nd_notice, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_npy_write_format, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_npy_malformed, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_file, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_raw_roundtrip, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_raw_errors, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_text_roundtrip, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_text_output_form, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_text_auto_type, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_text_errors, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_stream_read_chunks, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_stream_write, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_atomic_write, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_same_file, fx_dir_setup, fx_dir_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return test_exit_code(failed);

@@ -20,24 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-typedef struct {
-    char dir[1024];
-} fixture_t;
-
-static int setup(void **state) {
-    fixture_t *fx = calloc(1, sizeof *fx);
-    fx_tmpdir(fx->dir, sizeof fx->dir);
-    *state = fx;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture_t *fx = *state;
-    fx_rmdir(fx->dir);
-    free(fx);
-    return 0;
-}
-
 /* ---- errors and options ------------------------------------------------------ */
 
 static void test_error_line(void **state) {
@@ -286,7 +268,7 @@ static void test_parse_pairs(void **state) {
 /* ---- atomic output ------------------------------------------------------------------ */
 
 static void test_out_commit_abort(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     char path[1200], err[512], names[512];
     snprintf(path, sizeof path, "%s/out.txt", fx->dir);
     app_out_t *o = app_out_open(path, err, sizeof err);
@@ -358,7 +340,7 @@ static void test_out_commit_abort(void **state) {
 }
 
 static void test_out_errors(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     char path[1400], err[512], file[1200];
     snprintf(path, sizeof path, "%s/missing/out.npy", fx->dir);
     assert_null(app_out_open(path, err, sizeof err));
@@ -410,7 +392,7 @@ static void test_out_errors(void **state) {
 /* A signal while an output is pending removes the temporary file, and the
  * process still dies of that signal. */
 static void test_out_signal_cleanup(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
         fflush(stdout);
@@ -440,7 +422,7 @@ static void test_out_signal_cleanup(void **state) {
 }
 
 static void test_same_file(void **state) {
-    fixture_t *fx = *state;
+    fx_dir_t *fx = *state;
     char a[1200], b[1200], sym[1200], alias[1400];
     snprintf(a, sizeof a, "%s/a", fx->dir);
     snprintf(b, sizeof b, "%s/b", fx->dir);
@@ -621,10 +603,10 @@ int main(void) {
         cmocka_unit_test(test_parse_integers),
         cmocka_unit_test(test_parse_floats),
         cmocka_unit_test(test_parse_pairs),
-        cmocka_unit_test_setup_teardown(test_out_commit_abort, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_out_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_out_signal_cleanup, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_same_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_commit_abort, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_out_errors, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_out_signal_cleanup, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_same_file, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test(test_progress_not_a_terminal),
         cmocka_unit_test(test_progress_terminal),
         cmocka_unit_test(test_timing),
