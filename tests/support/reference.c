@@ -296,13 +296,14 @@ static inline int f64_same(double want, double got) {
 }
 static inline int int_same(uint64_t want, uint64_t got) { return want == got; }
 
-/* One typed loop: T element type, A accumulator type, COMBINE(acc, x) -> acc,
- * OUT(acc) -> T, SAME(want, got). Returns 0 when all match. */
-#define FAST_LOOP(T, A, COMBINE, OUT, SAME)                                                   \
+/* One typed loop: T element type, A accumulator type, INIT the initial
+ * value, COMBINE(acc, x) -> acc, OUT(acc) -> T, SAME(want, got). Returns 0
+ * when all match. */
+#define FAST_LOOP(T, A, INIT, COMBINE, OUT, SAME)                                             \
     do {                                                                                      \
         const unsigned char *in_ = (const unsigned char *)c->in;                              \
         const unsigned char *got_ = (const unsigned char *)got;                               \
-        A acc_ = (A)init_v;                                                                   \
+        A acc_ = (A)(INIT);                                                                   \
         T x_, g_;                                                                             \
         for (size_t i_ = 0; i_ < c->n; ++i_) {                                                \
             memcpy(&g_, got_ + i_ * sizeof(T), sizeof(T));                                    \
@@ -330,6 +331,22 @@ static inline int int_same(uint64_t want, uint64_t got) { return want == got; }
 #define TO_F64(a) ((double)(a))
 #define LADD(a, x) ((a) + (long double)(x))
 
+/* The integer dtypes of width W (SIGNED is the signed one): sums wrap as
+ * unsigned whatever the sign; min and max compare with the dtype's sign.
+ * Every path returns. */
+#define FAST_INT(W, SIGNED)                                                                                   \
+    do {                                                                                                      \
+        const uint##W##_t init_u_ = init_e.u##W;                                                              \
+        const int##W##_t init_s_ = init_e.i##W;                                                               \
+        if (c->op == LIBSCAN_OP_SUM) FAST_LOOP(uint##W##_t, uint##W##_t, init_u_, ADD, ID, int_same);          \
+        if (c->dtype != (SIGNED)) {                                                                           \
+            if (c->op == LIBSCAN_OP_MIN) FAST_LOOP(uint##W##_t, uint##W##_t, init_u_, MINI, ID, int_same);     \
+            FAST_LOOP(uint##W##_t, uint##W##_t, init_u_, MAXI, ID, int_same);                                  \
+        }                                                                                                     \
+        if (c->op == LIBSCAN_OP_MIN) FAST_LOOP(int##W##_t, int##W##_t, init_s_, MINI, ID, int_same);           \
+        FAST_LOOP(int##W##_t, int##W##_t, init_s_, MAXI, ID, int_same);                                        \
+    } while (0)
+
 /* 0: everything matches; 1: a mismatch somewhere (or no fast path). */
 static int fast_mismatch(const ref_case_t *c, const void *got, const void *got_total) {
     elem_t init_e;
@@ -337,52 +354,26 @@ static int fast_mismatch(const ref_case_t *c, const void *got, const void *got_t
     else ref_identity(c->dtype, c->op, &init_e);
     switch (c->dtype) {
     case LIBSCAN_U32:
-    case LIBSCAN_I32: {
-        const int sgn = c->dtype == LIBSCAN_I32;
-        const uint32_t init_v = init_e.u32;
-        if (c->op == LIBSCAN_OP_SUM) FAST_LOOP(uint32_t, uint32_t, ADD, ID, int_same);
-        if (!sgn && c->op == LIBSCAN_OP_MIN) FAST_LOOP(uint32_t, uint32_t, MINI, ID, int_same);
-        if (!sgn && c->op == LIBSCAN_OP_MAX) FAST_LOOP(uint32_t, uint32_t, MAXI, ID, int_same);
-        {
-            const int32_t init_v_s = init_e.i32;
-#define init_v init_v_s
-            if (c->op == LIBSCAN_OP_MIN) FAST_LOOP(int32_t, int32_t, MINI, ID, int_same);
-            FAST_LOOP(int32_t, int32_t, MAXI, ID, int_same);
-#undef init_v
-        }
-    }
+    case LIBSCAN_I32: FAST_INT(32, LIBSCAN_I32);
     case LIBSCAN_U64:
-    case LIBSCAN_I64: {
-        const int sgn = c->dtype == LIBSCAN_I64;
-        const uint64_t init_v = init_e.u64;
-        if (c->op == LIBSCAN_OP_SUM) FAST_LOOP(uint64_t, uint64_t, ADD, ID, int_same);
-        if (!sgn && c->op == LIBSCAN_OP_MIN) FAST_LOOP(uint64_t, uint64_t, MINI, ID, int_same);
-        if (!sgn && c->op == LIBSCAN_OP_MAX) FAST_LOOP(uint64_t, uint64_t, MAXI, ID, int_same);
-        {
-            const int64_t init_v_s = init_e.i64;
-#define init_v init_v_s
-            if (c->op == LIBSCAN_OP_MIN) FAST_LOOP(int64_t, int64_t, MINI, ID, int_same);
-            FAST_LOOP(int64_t, int64_t, MAXI, ID, int_same);
-#undef init_v
-        }
-    }
+    case LIBSCAN_I64: FAST_INT(64, LIBSCAN_I64);
     case LIBSCAN_F32: {
         const float init_v = init_e.f32;
         if (c->op == LIBSCAN_OP_SUM) {
             if (!c->float_exact) return 1;
-            FAST_LOOP(float, long double, LADD, TO_F32, f32_same);
+            FAST_LOOP(float, long double, init_v, LADD, TO_F32, f32_same);
         }
-        if (c->op == LIBSCAN_OP_MIN) FAST_LOOP(float, float, F32MIN, ID, f32_same);
-        FAST_LOOP(float, float, F32MAX, ID, f32_same);
+        if (c->op == LIBSCAN_OP_MIN) FAST_LOOP(float, float, init_v, F32MIN, ID, f32_same);
+        FAST_LOOP(float, float, init_v, F32MAX, ID, f32_same);
     }
     case LIBSCAN_F64: {
         const double init_v = init_e.f64;
         if (c->op == LIBSCAN_OP_SUM) {
             if (!c->float_exact) return 1;
-            FAST_LOOP(double, long double, LADD, TO_F64, f64_same);
+            FAST_LOOP(double, long double, init_v, LADD, TO_F64, f64_same);
         }
-        if (c->op == LIBSCAN_OP_MIN) FAST_LOOP(double, double, F64MIN, ID, f64_same);
-        FAST_LOOP(double, double, F64MAX, ID, f64_same);
+        if (c->op == LIBSCAN_OP_MIN) FAST_LOOP(double, double, init_v, F64MIN, ID, f64_same);
+        FAST_LOOP(double, double, init_v, F64MAX, ID, f64_same);
     }
     }
     return 1;
