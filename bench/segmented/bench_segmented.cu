@@ -60,6 +60,20 @@ struct row_t {
 };
 
 // Flags case: random lengths in [1, max_len].
+// thrust::inclusive_scan_by_key over (keys, in) into out, timed like the rest.
+static double time_thrust(cudaStream_t s, const uint32_t *d_keys, const uint32_t *d_in, uint32_t *d_out, size_t n) {
+    return time_ms(s, [&] { thrust::inclusive_scan_by_key(thrust::cuda::par.on(s), d_keys, d_keys + n, d_in, d_out); });
+}
+
+// Whether libscan's output equals Thrust's, element for element.
+static bool same_output(cudaStream_t s, const uint32_t *d_out, const uint32_t *d_tout, size_t n) {
+    CK(cudaStreamSynchronize(s));
+    std::vector<uint32_t> a(n), b(n);
+    CK(cudaMemcpy(a.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(b.data(), d_tout, n * 4, cudaMemcpyDeviceToHost));
+    return a == b;
+}
+
 static row_t bench_flags(const char *name, size_t n, uint32_t max_len, cudaStream_t s) {
     std::vector<unsigned char> hf(n, 0);
     std::vector<uint32_t> hk(n);
@@ -99,18 +113,12 @@ static row_t bench_flags(const char *name, size_t n, uint32_t max_len, cudaStrea
     r.n = n;
     r.floor = "memcpy n*4 + n*1 B";
     r.lib = time_ms(s, [&] { LS(libscan_segmented_inclusive_scan(d_in, d_out, n, d_flags, LIBSCAN_U32, LIBSCAN_OP_SUM, &o, s)); });
-    r.thr = time_ms(s, [&] {
-        thrust::inclusive_scan_by_key(thrust::cuda::par.on(s), d_keys, d_keys + n, d_in, d_tout);
-    });
+    r.thr = time_thrust(s, d_keys, d_in, d_tout, n);
     r.cpy = time_ms(s, [&] {
         CK(cudaMemcpyAsync(d_copy, d_in, n * 4, cudaMemcpyDeviceToDevice, s));
         CK(cudaMemcpyAsync(d_fcopy, d_flags, n, cudaMemcpyDeviceToDevice, s));
     });
-    CK(cudaStreamSynchronize(s));
-    std::vector<uint32_t> a(n), b(n);
-    CK(cudaMemcpy(a.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(b.data(), d_tout, n * 4, cudaMemcpyDeviceToHost));
-    r.same = a == b;
+    r.same = same_output(s, d_out, d_tout, n);
     CK(cudaFree(d_in));
     CK(cudaFree(d_out));
     CK(cudaFree(d_tout));
@@ -154,15 +162,9 @@ static row_t bench_rows(const char *name, size_t rows, size_t row_len, cudaStrea
     r.lib = time_ms(s, [&] {
         LS(libscan_inclusive_scan_rows(d_in, d_out, rows, row_len, row_len, LIBSCAN_U32, LIBSCAN_OP_SUM, &o, s));
     });
-    r.thr = time_ms(s, [&] {
-        thrust::inclusive_scan_by_key(thrust::cuda::par.on(s), d_keys, d_keys + n, d_in, d_tout);
-    });
+    r.thr = time_thrust(s, d_keys, d_in, d_tout, n);
     r.cpy = time_ms(s, [&] { CK(cudaMemcpyAsync(d_copy, d_in, n * 4, cudaMemcpyDeviceToDevice, s)); });
-    CK(cudaStreamSynchronize(s));
-    std::vector<uint32_t> a(n), b(n);
-    CK(cudaMemcpy(a.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(b.data(), d_tout, n * 4, cudaMemcpyDeviceToHost));
-    r.same = a == b;
+    r.same = same_output(s, d_out, d_tout, n);
     CK(cudaFree(d_in));
     CK(cudaFree(d_out));
     CK(cudaFree(d_tout));
