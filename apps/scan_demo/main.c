@@ -21,16 +21,16 @@
 #include <cuda_runtime_api.h>
 #include <libscan/libscan.h>
 
+#include "common/cli.h"
+
 #define PROG "scan_demo"
 
-enum { EXIT_USAGE = 1, EXIT_INTERNAL = 2 }; /* and EXIT_SUCCESS */
-
-typedef enum { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_t;
+enum { EXIT_USAGE = APP_EXIT_USAGE, EXIT_INTERNAL = APP_EXIT_INTERNAL }; /* and EXIT_SUCCESS */
 
 typedef struct {
     libscan_op_t op;
     bool exclusive;
-    device_t device;
+    app_device_t device;
     const char *path; /* "-" is standard input */
 } options_t;
 
@@ -67,26 +67,11 @@ static void usage(FILE *f) {
  * Command line
  * ------------------------------------------------------------------------- */
 
-/* Value of option `name` (given as "--name VALUE" or "--name=VALUE"), or NULL
- * if argv[*i] is not that option. Advances *i past a separate value. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing) {
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0) return NULL;
-    if (arg[n] == '=') return arg + n + 1;
-    if (arg[n] != '\0') return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options_t *o) {
     o->op = LIBSCAN_OP_SUM;
     o->exclusive = false;
-    o->device = DEVICE_AUTO;
+    o->device = APP_DEVICE_AUTO;
     o->path = NULL;
     bool only_files = false;
     for (int i = 1; i < argc; ++i) {
@@ -109,7 +94,7 @@ static int parse_args(int argc, char **argv, options_t *o) {
             return EXIT_SUCCESS;
         } else if (strcmp(arg, "--exclusive") == 0) {
             o->exclusive = true;
-        } else if ((v = option_value(argc, argv, &i, "--op", &missing)) != NULL) {
+        } else if ((v = app_option_value(argc, argv, &i, "--op", &missing)) != NULL) {
             if (strcmp(v, "sum") == 0) o->op = LIBSCAN_OP_SUM;
             else if (strcmp(v, "min") == 0) o->op = LIBSCAN_OP_MIN;
             else if (strcmp(v, "max") == 0) o->op = LIBSCAN_OP_MAX;
@@ -117,10 +102,8 @@ static int parse_args(int argc, char **argv, options_t *o) {
                 fprintf(stderr, PROG ": --op must be sum, min or max, not '%s'\n", v);
                 return EXIT_USAGE;
             }
-        } else if ((v = option_value(argc, argv, &i, "--device", &missing)) != NULL) {
-            if (strcmp(v, "cpu") == 0) o->device = DEVICE_CPU;
-            else if (strcmp(v, "gpu") == 0) o->device = DEVICE_GPU;
-            else {
+        } else if ((v = app_option_value(argc, argv, &i, "--device", &missing)) != NULL) {
+            if (strcmp(v, "auto") == 0 || app_parse_device(v, &o->device) != 0) {
                 fprintf(stderr, PROG ": --device must be cpu or gpu, not '%s'\n", v);
                 return EXIT_USAGE;
             }
@@ -337,17 +320,6 @@ static void scan_cpu(numbers_t *x, libscan_op_t op, bool exclusive) {
     }
 }
 
-/* NULL if a CUDA device can be used, else the reason. */
-static const char *gpu_missing(void) {
-    int devices = 0;
-    cudaError_t e = cudaGetDeviceCount(&devices);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return cudaGetErrorString(e);
-    }
-    return devices > 0 ? NULL : "no CUDA device found";
-}
-
 /* Scans x in place on the GPU. Returns 0 or EXIT_INTERNAL (after a message). */
 static int scan_gpu(numbers_t *x, libscan_op_t op, bool exclusive) {
     if (x->count == 0) return 0;
@@ -438,19 +410,13 @@ int main(int argc, char **argv) {
     free(text);
     if (rc) return rc;
 
-    bool on_gpu = o.device != DEVICE_CPU;
-    if (on_gpu) {
-        const char *why = gpu_missing();
-        if (why && o.device == DEVICE_GPU) {
-            fprintf(stderr, PROG ": --device gpu: no usable GPU (%s)\n", why);
-            free(x.values);
-            return EXIT_INTERNAL;
-        }
-        if (why) {
-            fprintf(stderr, PROG ": no usable GPU (%s); scanning on the CPU\n", why);
-            on_gpu = false;
-        }
+    app_device_t dev;
+    rc = app_choose_device(PROG, o.device, &dev);
+    if (rc != APP_EXIT_OK) {
+        free(x.values);
+        return rc;
     }
+    const bool on_gpu = dev == APP_DEVICE_GPU;
     rc = on_gpu ? scan_gpu(&x, o.op, o.exclusive) : (scan_cpu(&x, o.op, o.exclusive), 0);
     if (rc == 0) rc = print_numbers(&x);
     free(x.values);

@@ -63,7 +63,7 @@ fi
 # --- default device: the GPU, or the CPU with one note ----------------------------
 if expect 0 "auto device" -- --op max "$sample"; then
     cp "$tmp/out" "$tmp/auto.txt"
-    notes=$(grep -c 'scanning on the CPU' "$tmp/err" || true)
+    notes=$(grep -c 'no usable GPU (.*); running on the CPU' "$tmp/err" || true)
     "$demo" --device cpu --op max "$sample" >"$tmp/cpu.txt"
     cmp -s "$tmp/auto.txt" "$tmp/cpu.txt" || fail "auto device: max differs from the CPU's"
     if [[ $notes == 0 ]]; then
