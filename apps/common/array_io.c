@@ -11,9 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static arr_status_t fail(char *err, size_t errlen, arr_status_t st, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static arr_status_t fail(char *err, size_t errlen, arr_status_t st, const char *path, const char *fmt, ...) {
+/* See array_io_internal.h (npy.c reports through it too). */
+arr_status_t arr__fail(char *err, size_t errlen, arr_status_t st, const char *path, const char *fmt, ...) {
     if (err && errlen > 0) {
         int n = snprintf(err, errlen, "%s: ", path ? path : "(null)");
         if (n >= 0 && (size_t)n < errlen) {
@@ -98,21 +97,21 @@ static arr_status_t text_scan(arr_reader_t *r, arr_dtype_t given, char *err, siz
     char why[160], cl[64];
     while ((tok = next_token(r, &bad)) != NULL) {
         if (bad)
-            return fail(err, errlen, ARR_ERR_INPUT, r->path, "line %llu: contains a NUL byte (not a text file?)",
+            return arr__fail(err, errlen, ARR_ERR_INPUT, r->path, "line %llu: contains a NUL byte (not a text file?)",
                         r->line_no);
         if (dtype_valid(given)) {
             if (text_parse_value(tok, given, tmp, why, sizeof why) != 0)
-                return fail(err, errlen, ARR_ERR_INPUT, r->path, "line %llu: %s", r->line_no, why);
+                return arr__fail(err, errlen, ARR_ERR_INPUT, r->path, "line %llu: %s", r->line_no, why);
         } else {
             int c = text_classify(tok);
             if (c == 0)
-                return fail(err, errlen, ARR_ERR_INPUT, r->path, "line %llu: '%s' is not a number", r->line_no,
+                return arr__fail(err, errlen, ARR_ERR_INPUT, r->path, "line %llu: '%s' is not a number", r->line_no,
                             clip(tok, cl, sizeof cl));
             if (c == 2) any_float = true;
         }
         ++count;
     }
-    if (ferror(r->f)) return fail(err, errlen, ARR_ERR_SYSTEM, r->path, "read error: %s", strerror(errno));
+    if (ferror(r->f)) return arr__fail(err, errlen, ARR_ERR_SYSTEM, r->path, "read error: %s", strerror(errno));
     r->dtype = dtype_valid(given) ? given : any_float ? ARR_F64 : ARR_I64;
     r->count = count;
     r->ndim = 1;
@@ -131,24 +130,24 @@ static void shape_text(const size_t *shape, int ndim, char *buf, size_t cap) {
 arr_status_t arr_reader_open(arr_reader_t **rp, const char *path, arr_format_t format, arr_dtype_t raw_dtype,
                              char *err, size_t errlen) {
     *rp = NULL;
-    if (!path || !*path) return fail(err, errlen, ARR_ERR_INPUT, "(input)", "empty file name");
+    if (!path || !*path) return arr__fail(err, errlen, ARR_ERR_INPUT, "(input)", "empty file name");
     if ((int)raw_dtype < 0 || (int)raw_dtype >= ARR_DTYPE_COUNT)
-        return fail(err, errlen, ARR_ERR_SYSTEM, path, "invalid element type %d", (int)raw_dtype);
+        return arr__fail(err, errlen, ARR_ERR_SYSTEM, path, "invalid element type %d", (int)raw_dtype);
     struct stat st;
-    if (stat(path, &st) != 0) return fail(err, errlen, ARR_ERR_INPUT, path, "%s", strerror(errno));
-    if (S_ISDIR(st.st_mode)) return fail(err, errlen, ARR_ERR_INPUT, path, "is a directory, not a file");
-    if (!S_ISREG(st.st_mode)) return fail(err, errlen, ARR_ERR_INPUT, path, "not a regular file");
+    if (stat(path, &st) != 0) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "%s", strerror(errno));
+    if (S_ISDIR(st.st_mode)) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "is a directory, not a file");
+    if (!S_ISREG(st.st_mode)) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "not a regular file");
 
     arr_reader_t *r = calloc(1, sizeof *r);
     if (!r || !(r->path = dup_str(path))) {
         free(r);
-        return fail(err, errlen, ARR_ERR_SYSTEM, path, "out of memory");
+        return arr__fail(err, errlen, ARR_ERR_SYSTEM, path, "out of memory");
     }
     arr_status_t s = ARR_OK;
     r->fmt = arr_format_resolve(path, format);
     r->f = fopen(path, "rb");
     if (!r->f) {
-        s = fail(err, errlen, ARR_ERR_INPUT, path, "cannot open: %s", strerror(errno));
+        s = arr__fail(err, errlen, ARR_ERR_INPUT, path, "cannot open: %s", strerror(errno));
         goto out;
     }
     unsigned long long size = (unsigned long long)st.st_size;
@@ -173,13 +172,13 @@ arr_status_t arr_reader_open(arr_reader_t **rp, const char *path, arr_format_t f
         }
     } else if (r->fmt == ARR_FMT_RAW) {
         if (raw_dtype == ARR_NONE) {
-            s = fail(err, errlen, ARR_ERR_INPUT, path,
+            s = arr__fail(err, errlen, ARR_ERR_INPUT, path,
                      "a raw binary file needs its element type (--dtype, one of: %s)", arr_dtype_list());
             goto out;
         }
         size_t es = arr_dtype_size(raw_dtype);
         if (size % es != 0) {
-            s = fail(err, errlen, ARR_ERR_INPUT, path,
+            s = arr__fail(err, errlen, ARR_ERR_INPUT, path,
                      "file size %llu bytes is not a multiple of the element size (%zu bytes for %s)", size, es,
                      arr_dtype_name(raw_dtype));
             goto out;
@@ -192,7 +191,7 @@ arr_status_t arr_reader_open(arr_reader_t **rp, const char *path, arr_format_t f
         s = text_scan(r, raw_dtype, err, errlen);
         if (s != ARR_OK) goto out;
     } else {
-        s = fail(err, errlen, ARR_ERR_SYSTEM, path, "invalid file format %d", (int)format);
+        s = arr__fail(err, errlen, ARR_ERR_SYSTEM, path, "invalid file format %d", (int)format);
         goto out;
     }
 out:
@@ -224,15 +223,15 @@ arr_status_t arr_reader_read(arr_reader_t *r, void *buf, size_t k, size_t *got, 
         for (size_t i = 0; i < n; ++i) {
             char *tok = next_token(r, &bad);
             if (!tok || bad)
-                return fail(err, errlen, ARR_ERR_INPUT, r->path, "the file changed while it was being read");
+                return arr__fail(err, errlen, ARR_ERR_INPUT, r->path, "the file changed while it was being read");
             if (text_parse_value(tok, r->dtype, out + i * es, why, sizeof why) != 0)
-                return fail(err, errlen, ARR_ERR_INPUT, r->path, "line %llu: %s", r->line_no, why);
+                return arr__fail(err, errlen, ARR_ERR_INPUT, r->path, "line %llu: %s", r->line_no, why);
         }
     } else {
         size_t m = fread(buf, es, n, r->f);
         if (m != n) {
-            if (ferror(r->f)) return fail(err, errlen, ARR_ERR_SYSTEM, r->path, "read error: %s", strerror(errno));
-            return fail(err, errlen, ARR_ERR_INPUT, r->path,
+            if (ferror(r->f)) return arr__fail(err, errlen, ARR_ERR_SYSTEM, r->path, "read error: %s", strerror(errno));
+            return arr__fail(err, errlen, ARR_ERR_INPUT, r->path,
                         "truncated data: the file ended after %zu of %zu elements (changed while being read?)",
                         r->pos + m, r->count);
         }
@@ -270,25 +269,25 @@ struct arr_writer {
 
 static arr_status_t write_error(arr_writer_t *w, char *err, size_t errlen) {
     int e = errno;
-    return fail(err, errlen, ARR_ERR_SYSTEM, w->path, "write error: %s", e ? strerror(e) : "unknown error");
+    return arr__fail(err, errlen, ARR_ERR_SYSTEM, w->path, "write error: %s", e ? strerror(e) : "unknown error");
 }
 
 arr_status_t arr_writer_open(arr_writer_t **wp, const char *path, arr_format_t format, arr_dtype_t dtype,
                              size_t count, char *err, size_t errlen) {
     *wp = NULL;
-    if (!path || !*path) return fail(err, errlen, ARR_ERR_INPUT, "(output)", "empty file name");
+    if (!path || !*path) return arr__fail(err, errlen, ARR_ERR_INPUT, "(output)", "empty file name");
     if (!dtype_valid(dtype))
-        return fail(err, errlen, ARR_ERR_SYSTEM, path, "cannot write elements of type '%s'", arr_dtype_name(dtype));
+        return arr__fail(err, errlen, ARR_ERR_SYSTEM, path, "cannot write elements of type '%s'", arr_dtype_name(dtype));
     arr_format_t fmt = arr_format_resolve(path, format);
     if (fmt != ARR_FMT_NPY && fmt != ARR_FMT_RAW && fmt != ARR_FMT_TEXT)
-        return fail(err, errlen, ARR_ERR_SYSTEM, path, "invalid file format %d", (int)format);
+        return arr__fail(err, errlen, ARR_ERR_SYSTEM, path, "invalid file format %d", (int)format);
     if (fmt == ARR_FMT_NPY && count == ARR_COUNT_UNKNOWN && strcmp(path, "-") == 0)
-        return fail(err, errlen, ARR_ERR_SYSTEM, path,
+        return arr__fail(err, errlen, ARR_ERR_SYSTEM, path,
                     "a .npy file of unknown length cannot go to standard output (its header is rewritten at the end)");
     arr_writer_t *w = calloc(1, sizeof *w);
     if (!w || !(w->path = dup_str(path))) {
         free(w);
-        return fail(err, errlen, ARR_ERR_SYSTEM, path, "out of memory");
+        return arr__fail(err, errlen, ARR_ERR_SYSTEM, path, "out of memory");
     }
     w->fmt = fmt;
     w->dtype = dtype;
@@ -306,7 +305,7 @@ arr_status_t arr_writer_open(arr_writer_t **wp, const char *path, arr_format_t f
         /* Unknown length: room for a 20-digit count, rewritten at commit. */
         size_t n = npy_build_header(hdr, sizeof hdr, dtype, count == ARR_COUNT_UNKNOWN ? SIZE_MAX : count, 0);
         if (n == 0 || fwrite(hdr, 1, n, w->f) != n) {
-            arr_status_t s = n == 0 ? fail(err, errlen, ARR_ERR_SYSTEM, path, "cannot build the .npy header")
+            arr_status_t s = n == 0 ? arr__fail(err, errlen, ARR_ERR_SYSTEM, path, "cannot build the .npy header")
                                     : write_error(w, err, errlen);
             arr_writer_abort(w);
             return s;
@@ -320,7 +319,7 @@ arr_status_t arr_writer_open(arr_writer_t **wp, const char *path, arr_format_t f
 arr_status_t arr_writer_write(arr_writer_t *w, const void *data, size_t k, char *err, size_t errlen) {
     if (k == 0) return ARR_OK;
     if (w->count != ARR_COUNT_UNKNOWN && k > w->count - w->written)
-        return fail(err, errlen, ARR_ERR_SYSTEM, w->path, "more elements written (%zu) than announced (%zu)",
+        return arr__fail(err, errlen, ARR_ERR_SYSTEM, w->path, "more elements written (%zu) than announced (%zu)",
                     w->written + k, w->count);
     size_t es = arr_dtype_size(w->dtype);
     const unsigned char *p = data;
@@ -351,9 +350,9 @@ arr_status_t arr_writer_write(arr_writer_t *w, const void *data, size_t k, char 
 size_t arr_writer_written(const arr_writer_t *w) { return w->written; }
 
 arr_status_t arr_writer_commit(arr_writer_t *w, char *err, size_t errlen) {
-    if (!w) return fail(err, errlen, ARR_ERR_SYSTEM, "(output)", "no writer");
+    if (!w) return arr__fail(err, errlen, ARR_ERR_SYSTEM, "(output)", "no writer");
     if (w->count != ARR_COUNT_UNKNOWN && w->written != w->count) {
-        arr_status_t s = fail(err, errlen, ARR_ERR_SYSTEM, w->path, "only %zu of the announced %zu elements were written",
+        arr_status_t s = arr__fail(err, errlen, ARR_ERR_SYSTEM, w->path, "only %zu of the announced %zu elements were written",
                               w->written, w->count);
         arr_writer_abort(w);
         return s;
@@ -398,13 +397,13 @@ arr_status_t arr_read(const char *path, arr_format_t format, arr_dtype_t raw_dty
         data = malloc(count * es);
         if (!data) {
             arr_reader_close(r);
-            return fail(err, errlen, ARR_ERR_SYSTEM, path, "out of memory (%zu bytes for %zu elements)", count * es,
+            return arr__fail(err, errlen, ARR_ERR_SYSTEM, path, "out of memory (%zu bytes for %zu elements)", count * es,
                         count);
         }
         size_t got;
         s = arr_reader_read(r, data, count, &got, err, errlen);
         if (s == ARR_OK && got != count)
-            s = fail(err, errlen, ARR_ERR_INPUT, path, "the file changed while it was being read");
+            s = arr__fail(err, errlen, ARR_ERR_INPUT, path, "the file changed while it was being read");
         if (s != ARR_OK) {
             free(data);
             arr_reader_close(r);
@@ -429,8 +428,8 @@ void arr_free(arr_array_t *a) {
 
 arr_status_t arr_write(const char *path, arr_format_t format, arr_dtype_t dtype, const void *data, size_t count,
                        char *err, size_t errlen) {
-    if (count > 0 && !data) return fail(err, errlen, ARR_ERR_SYSTEM, path ? path : "(output)", "no data to write");
-    if (count == ARR_COUNT_UNKNOWN) return fail(err, errlen, ARR_ERR_SYSTEM, path ? path : "(output)", "invalid count");
+    if (count > 0 && !data) return arr__fail(err, errlen, ARR_ERR_SYSTEM, path ? path : "(output)", "no data to write");
+    if (count == ARR_COUNT_UNKNOWN) return arr__fail(err, errlen, ARR_ERR_SYSTEM, path ? path : "(output)", "invalid count");
     arr_writer_t *w;
     arr_status_t s = arr_writer_open(&w, path, format, dtype, count, err, errlen);
     if (s != ARR_OK) return s;

@@ -8,6 +8,11 @@
 
 #include <stdio.h>
 
+/* Writes "<path>: <formatted problem>" into err (errlen bytes; nothing when
+ * err is NULL or errlen 0; path NULL reads "(null)") and returns st. */
+arr_status_t arr__fail(char *err, size_t errlen, arr_status_t st, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* What a .npy header says. */
 typedef struct npy_header {
     int major, minor;

@@ -6,7 +6,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,20 +33,6 @@ void arr_swap_bytes(void *data, size_t count, size_t size) {
         }
 }
 
-static arr_status_t fail(char *err, size_t errlen, arr_status_t st, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static arr_status_t fail(char *err, size_t errlen, arr_status_t st, const char *path, const char *fmt, ...) {
-    if (err && errlen > 0) {
-        int n = snprintf(err, errlen, "%s: ", path);
-        if (n >= 0 && (size_t)n < errlen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-            va_end(ap);
-        }
-    }
-    return st;
-}
 
 /* ---- the header dict: a tiny parser for the Python literal ----------------- */
 
@@ -163,58 +148,58 @@ static arr_status_t parse_dict(const char *text, size_t len, const char *path, n
                                size_t errlen) {
     cursor_t c = {text, text + len};
     bool have_descr = false, have_fortran = false, have_shape = false;
-    if (!accept(&c, '{')) return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: it does not start with '{'");
+    if (!accept(&c, '{')) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: it does not start with '{'");
     for (;;) {
         if (accept(&c, '}')) break;
         char key[32];
         if (parse_string(&c, key, sizeof key) != 0)
-            return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected a quoted key");
+            return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected a quoted key");
         if (!accept(&c, ':'))
-            return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected ':' after '%s'", key);
+            return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected ':' after '%s'", key);
         if (strcmp(key, "descr") == 0) {
             char d[64];
-            if (have_descr) return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'descr' given twice");
+            if (have_descr) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'descr' given twice");
             skip_ws(&c);
             if (c.p < c.end && (*c.p == '[' || *c.p == '{'))
-                return fail(err, errlen, ARR_ERR_INPUT, path,
+                return arr__fail(err, errlen, ARR_ERR_INPUT, path,
                             "unsupported dtype: structured arrays are not supported (one integer or float type only)");
             if (parse_string(&c, d, sizeof d) != 0)
-                return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'descr' is not a string");
+                return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'descr' is not a string");
             if (parse_descr(d, &h->dtype, &h->swap) != 0)
-                return fail(err, errlen, ARR_ERR_INPUT, path,
+                return arr__fail(err, errlen, ARR_ERR_INPUT, path,
                             "unsupported dtype '%s' (supported: bool, signed/unsigned integers of 1, 2, 4, 8 bytes, "
                             "floats of 2, 4, 8 bytes)", d);
             have_descr = true;
         } else if (strcmp(key, "fortran_order") == 0) {
-            if (have_fortran) return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'fortran_order' given twice");
+            if (have_fortran) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'fortran_order' given twice");
             if (parse_word(&c, "True")) h->fortran_order = true;
             else if (parse_word(&c, "False")) h->fortran_order = false;
-            else return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'fortran_order' is not True or False");
+            else return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'fortran_order' is not True or False");
             have_fortran = true;
         } else if (strcmp(key, "shape") == 0) {
-            if (have_shape) return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'shape' given twice");
+            if (have_shape) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'shape' given twice");
             int r = parse_shape(&c, h);
             if (r == -2)
-                return fail(err, errlen, ARR_ERR_INPUT, path,
+                return arr__fail(err, errlen, ARR_ERR_INPUT, path,
                             "huge declared shape: a dimension or the number of dimensions is beyond what can be addressed");
             if (r != 0)
-                return fail(err, errlen, ARR_ERR_INPUT, path,
+                return arr__fail(err, errlen, ARR_ERR_INPUT, path,
                             "malformed .npy header: 'shape' is not a tuple of non-negative integers");
             have_shape = true;
         } else {
-            return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: unexpected key '%s'", key);
+            return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: unexpected key '%s'", key);
         }
         if (accept(&c, ',')) continue;
         if (accept(&c, '}')) break;
-        return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected ',' or '}' after '%s'", key);
+        return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected ',' or '}' after '%s'", key);
     }
     skip_ws(&c);
     /* numpy pads with spaces (older writers: NULs) up to the newline. */
     while (c.p < c.end && *c.p == '\0') ++c.p;
-    if (c.p != c.end) return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: text after the closing '}'");
-    if (!have_descr) return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: missing key 'descr'");
-    if (!have_fortran) return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: missing key 'fortran_order'");
-    if (!have_shape) return fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: missing key 'shape'");
+    if (c.p != c.end) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: text after the closing '}'");
+    if (!have_descr) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: missing key 'descr'");
+    if (!have_fortran) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: missing key 'fortran_order'");
+    if (!have_shape) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: missing key 'shape'");
     return ARR_OK;
 }
 
@@ -227,19 +212,19 @@ static unsigned long long le_u32(const unsigned char *b) {
 arr_status_t npy_read_header(FILE *f, const char *path, unsigned long long file_size, npy_header_t *h,
                              char *err, size_t errlen) {
     memset(h, 0, sizeof *h);
-    if (file_size == 0) return fail(err, errlen, ARR_ERR_INPUT, path, "empty file (not a .npy file)");
+    if (file_size == 0) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "empty file (not a .npy file)");
     unsigned char pre[12];
     size_t want = file_size < sizeof pre ? (size_t)file_size : sizeof pre;
     size_t got = fread(pre, 1, want, f);
-    if (got != want) return fail(err, errlen, ARR_ERR_SYSTEM, path, "read error: %s", strerror(errno));
+    if (got != want) return arr__fail(err, errlen, ARR_ERR_SYSTEM, path, "read error: %s", strerror(errno));
     size_t cmp = got < 6 ? got : 6;
     if (memcmp(pre, k_magic, cmp) != 0)
-        return fail(err, errlen, ARR_ERR_INPUT, path, "not a .npy file (bad magic: it does not start with \\x93NUMPY)");
-    if (got < 10) return fail(err, errlen, ARR_ERR_INPUT, path, "truncated .npy header (the file has only %zu bytes)", got);
+        return arr__fail(err, errlen, ARR_ERR_INPUT, path, "not a .npy file (bad magic: it does not start with \\x93NUMPY)");
+    if (got < 10) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "truncated .npy header (the file has only %zu bytes)", got);
     h->major = pre[6];
     h->minor = pre[7];
     if (h->major < 1 || h->major > 3 || h->minor != 0)
-        return fail(err, errlen, ARR_ERR_INPUT, path, "unsupported .npy version %d.%d (1.0, 2.0 and 3.0 are supported)",
+        return arr__fail(err, errlen, ARR_ERR_INPUT, path, "unsupported .npy version %d.%d (1.0, 2.0 and 3.0 are supported)",
                     h->major, h->minor);
     unsigned long long hlen, start;
     if (h->major == 1) {
@@ -247,22 +232,22 @@ arr_status_t npy_read_header(FILE *f, const char *path, unsigned long long file_
         start = 10;
     } else {
         if (got < 12)
-            return fail(err, errlen, ARR_ERR_INPUT, path, "truncated .npy header (the file has only %zu bytes)", got);
+            return arr__fail(err, errlen, ARR_ERR_INPUT, path, "truncated .npy header (the file has only %zu bytes)", got);
         hlen = le_u32(pre + 8);
         start = 12;
     }
     if (start + hlen > file_size)
-        return fail(err, errlen, ARR_ERR_INPUT, path,
+        return arr__fail(err, errlen, ARR_ERR_INPUT, path,
                     "truncated .npy header: its length field says %llu bytes but the file has only %llu after it", hlen,
                     file_size - start);
     if (hlen > NPY_HEADER_MAX)
-        return fail(err, errlen, ARR_ERR_INPUT, path, "the .npy header is %llu bytes long (more than %u allowed)", hlen,
+        return arr__fail(err, errlen, ARR_ERR_INPUT, path, "the .npy header is %llu bytes long (more than %u allowed)", hlen,
                     NPY_HEADER_MAX);
     char *text = malloc((size_t)hlen + 1);
-    if (!text) return fail(err, errlen, ARR_ERR_SYSTEM, path, "out of memory");
+    if (!text) return arr__fail(err, errlen, ARR_ERR_SYSTEM, path, "out of memory");
     if (fseek(f, (long)start, SEEK_SET) != 0 || fread(text, 1, (size_t)hlen, f) != (size_t)hlen) {
         free(text);
-        return fail(err, errlen, ARR_ERR_SYSTEM, path, "read error in the .npy header");
+        return arr__fail(err, errlen, ARR_ERR_SYSTEM, path, "read error in the .npy header");
     }
     text[hlen] = '\0';
     arr_status_t st = parse_dict(text, (size_t)hlen, path, h, err, errlen);
@@ -273,7 +258,7 @@ arr_status_t npy_read_header(FILE *f, const char *path, unsigned long long file_
     char shape[64 * 24];
     shape_text(h, shape, sizeof shape);
     if (h->fortran_order && h->ndim > 1)
-        return fail(err, errlen, ARR_ERR_INPUT, path,
+        return arr__fail(err, errlen, ARR_ERR_INPUT, path,
                     "fortran_order True (column-major) arrays of shape %s are not supported; save a C-order array "
                     "(numpy.ascontiguousarray)", shape);
     /* Count and bytes with overflow checks, all before any data allocation. */
@@ -282,20 +267,20 @@ arr_status_t npy_read_header(FILE *f, const char *path, unsigned long long file_
     for (int i = 0; i < h->ndim; ++i) empty = empty || h->shape[i] == 0;
     for (int i = 0; i < h->ndim && !empty; ++i) {
         if (h->shape[i] != 0 && count > SIZE_MAX / h->shape[i])
-            return fail(err, errlen, ARR_ERR_INPUT, path,
+            return arr__fail(err, errlen, ARR_ERR_INPUT, path,
                         "huge declared shape %s: the number of elements overflows a 64-bit count", shape);
         count *= h->shape[i];
     }
     if (empty) count = 0;
     if (count > SIZE_MAX / esize)
-        return fail(err, errlen, ARR_ERR_INPUT, path, "huge declared shape %s: the size in bytes overflows", shape);
+        return arr__fail(err, errlen, ARR_ERR_INPUT, path, "huge declared shape %s: the size in bytes overflows", shape);
     unsigned long long need = (unsigned long long)count * esize, have = file_size - h->header_bytes;
     if (need > have)
-        return fail(err, errlen, ARR_ERR_INPUT, path,
+        return arr__fail(err, errlen, ARR_ERR_INPUT, path,
                     "truncated data: shape %s of %s needs %llu bytes after the header, the file has %llu", shape,
                     arr_dtype_name(h->dtype), need, have);
     if (need < have)
-        return fail(err, errlen, ARR_ERR_INPUT, path,
+        return arr__fail(err, errlen, ARR_ERR_INPUT, path,
                     "size mismatch: shape %s of %s needs %llu bytes after the header, the file has %llu (%llu extra)",
                     shape, arr_dtype_name(h->dtype), need, have, have - need);
     h->count = count;
