@@ -1,7 +1,11 @@
 // segmented_launch.cu -- the explicit instantiations behind the segmented
 // C API: one DeviceSegmentedScan per (dtype, op, way of giving segments).
+#include "dispatch.cuh"
 #include "internal.h"
 #include "libscan/cuda/segmented.cuh"
+
+using libscan_dispatch::with_dtype;
+using libscan_dispatch::with_op;
 
 namespace {
 
@@ -30,15 +34,6 @@ template <typename T, class Op> cudaError_t launch(const libscan__seg_call_t &c,
     return cudaErrorInvalidValue;
 }
 
-template <typename T> cudaError_t launch_op(const libscan__seg_call_t &c, cudaStream_t stream) {
-    switch (c.op) {
-    case LIBSCAN_OP_SUM: return launch<T, libscan::Sum<T>>(c, stream);
-    case LIBSCAN_OP_MIN: return launch<T, libscan::Min<T>>(c, stream);
-    case LIBSCAN_OP_MAX: return launch<T, libscan::Max<T>>(c, stream);
-    }
-    return cudaErrorInvalidValue;
-}
-
 template <typename T> size_t temp_bytes(size_t count, libscan_segments_t mode) {
     using Scan = libscan::DeviceSegmentedScan<T>;
     if (count == 0) return 0;
@@ -48,25 +43,12 @@ template <typename T> size_t temp_bytes(size_t count, libscan_segments_t mode) {
 } // namespace
 
 extern "C" size_t libscan__seg_temp_bytes(size_t count, libscan_dtype_t dtype, libscan_segments_t mode) {
-    switch (dtype) {
-    case LIBSCAN_U32: return temp_bytes<uint32_t>(count, mode);
-    case LIBSCAN_I32: return temp_bytes<int32_t>(count, mode);
-    case LIBSCAN_U64: return temp_bytes<uint64_t>(count, mode);
-    case LIBSCAN_I64: return temp_bytes<int64_t>(count, mode);
-    case LIBSCAN_F32: return temp_bytes<float>(count, mode);
-    case LIBSCAN_F64: return temp_bytes<double>(count, mode);
-    }
-    return 0;
+    return with_dtype(dtype, size_t(0), [&](auto t) { return temp_bytes<decltype(t)>(count, mode); });
 }
 
 extern "C" cudaError_t libscan__seg_launch(const libscan__seg_call_t *c, cudaStream_t stream) {
-    switch (c->dtype) {
-    case LIBSCAN_U32: return launch_op<uint32_t>(*c, stream);
-    case LIBSCAN_I32: return launch_op<int32_t>(*c, stream);
-    case LIBSCAN_U64: return launch_op<uint64_t>(*c, stream);
-    case LIBSCAN_I64: return launch_op<int64_t>(*c, stream);
-    case LIBSCAN_F32: return launch_op<float>(*c, stream);
-    case LIBSCAN_F64: return launch_op<double>(*c, stream);
-    }
-    return cudaErrorInvalidValue;
+    return with_dtype(c->dtype, cudaErrorInvalidValue, [&](auto t) {
+        using T = decltype(t);
+        return with_op<T>(c->op, cudaErrorInvalidValue, [&](auto o) { return launch<T, decltype(o)>(*c, stream); });
+    });
 }
