@@ -9,8 +9,9 @@
 //   3. per pass, pass_kernel: a block takes the next tile (atomic counter),
 //      loads its keys warp-striped (key k of lane l of warp w is tile item
 //      w*32*IPT + k*32 + l, so every load is coalesced), ranks each key among
-//      the equal digits of its warp (__match_any_sync + warp-private
-//      counters, in item order: this is what makes the sort stable), turns
+//      the equal digits of its warp (peers found by one ballot per digit bit,
+//      warp-private counters, in item order: this is what makes the sort
+//      stable), turns
 //      the per-warp counts into tile offsets (per digit over warps, then a
 //      libscan::BlockScan over digits), publishes its digit counts and learns
 //      each digit's offset from the earlier tiles by look-back
@@ -143,6 +144,45 @@ template <typename K, typename V, typename W> struct PassParams {
     DigitLookback<W, kRadix> lookback;    // zeroed before launch
 };
 
+// The lanes of the warp whose d equals this lane's, for d < 2^BITS: one
+// ballot per bit. Votes run beside the ALU, where __match_any_sync goes
+// through the MIO pipe that the shared-memory counters already keep busy
+// (ncu: 40% of the pass kernel's stalls were MIO waits with match.any).
+template <int BITS> __device__ __forceinline__ unsigned warp_peers(unsigned d) {
+    unsigned peers = libscan::kFullMask;
+#pragma unroll
+    for (int b = 0; b < BITS; ++b) {
+        const bool set = (d >> b) & 1u;
+        const unsigned votes = __ballot_sync(libscan::kFullMask, set);
+        peers &= set ? votes : ~votes;
+    }
+    return peers;
+}
+
+// Ranks each item among the warp's items of the same digit, in item order
+// (item k of lane l comes before item k of lane l+1 and after item k-1 of
+// every lane): peers share the warp's counter for their digit, which the
+// highest peer advances after everyone has read it. counts[] starts at 0
+// and ends holding the warp's count of each digit.
+template <int BITS, int IPT>
+__device__ __forceinline__ void rank_in_warp(const unsigned (&digit)[IPT], unsigned *counts, int lane,
+                                             unsigned short (&rank)[IPT]) {
+    const unsigned lanes_below = (1u << lane) - 1u;
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) {
+        const unsigned peers = warp_peers<BITS>(digit[k]);
+        const int leader = 31 - __clz(peers);
+        unsigned before = 0;
+        if (lane == leader) {
+            before = counts[digit[k]];
+            counts[digit[k]] = before + unsigned(__popc(peers));
+        }
+        before = __shfl_sync(libscan::kFullMask, before, leader);
+        rank[k] = static_cast<unsigned short>(before + unsigned(__popc(peers & lanes_below)));
+        __syncwarp();
+    }
+}
+
 template <typename K, typename V, typename W, int BLOCK, int IPT>
 __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p) {
     constexpr bool kValues = !std::is_same<V, NoValues>::value;
@@ -189,23 +229,10 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
         }
     }
 
-    // Rank inside the warp, in item order: peers with the same digit share a
-    // counter that the highest peer advances after everyone has read it.
+    // Rank inside the warp, in item order (this is what makes the sort stable).
     unsigned short rank[IPT];
-    const unsigned lanes_below = (1u << lane) - 1u;
-#pragma unroll
-    for (int k = 0; k < IPT; ++k) {
-        const unsigned peers = __match_any_sync(libscan::kFullMask, digit[k]);
-        const int leader = 31 - __clz(peers);
-        unsigned before = 0;
-        if (lane == leader) {
-            before = s_warp_hist[warp][digit[k]];
-            s_warp_hist[warp][digit[k]] = before + unsigned(__popc(peers));
-        }
-        before = __shfl_sync(libscan::kFullMask, before, leader);
-        rank[k] = static_cast<unsigned short>(before + unsigned(__popc(peers & lanes_below)));
-        __syncwarp();
-    }
+    if (valid == kTile) rank_in_warp<kRadixBits, IPT>(digit, s_warp_hist[warp], lane, rank);
+    else rank_in_warp<kRadixBits + 1, IPT>(digit, s_warp_hist[warp], lane, rank); // padding has digit kRadix
     __syncthreads();
 
     // Thread d < kRadix: warp counts of digit d -> exclusive offsets over warps,
