@@ -14,12 +14,13 @@ constexpr size_t kHistBytes = size_t(kMaxPasses) * kRadix * sizeof(unsigned long
 
 size_t round_up(size_t x) { return (x + 255) / 256 * 256; }
 
-template <int BYTES> constexpr int tile_items() {
-    return PassTuning<BYTES>::kBlockThreads * PassTuning<BYTES>::kItemsPerThread;
+template <int BYTES, bool PAIRS> constexpr int tile_items() {
+    return PassTuning<BYTES, PAIRS>::kBlockThreads * PassTuning<BYTES, PAIRS>::kItemsPerThread;
 }
 int tile_items_for(size_t key_bytes, size_t value_bytes) {
     const size_t widest = key_bytes > value_bytes ? key_bytes : value_bytes;
-    return widest >= 8 ? tile_items<8>() : tile_items<4>();
+    if (value_bytes) return widest >= 8 ? tile_items<8, true>() : tile_items<4, true>();
+    return widest >= 8 ? tile_items<8, false>() : tile_items<4, false>();
 }
 size_t status_word_bytes(size_t count) {
     return count < kNarrowStatusLimit ? sizeof(unsigned) : sizeof(unsigned long long);
@@ -43,8 +44,9 @@ cudaError_t run_passes(const radixsort__plan_t &pl, const Codec<K> &codec, char 
     constexpr size_t kValueBytes = std::is_same<V, NoValues>::value ? 0 : sizeof(V);
     constexpr size_t kWidest = sizeof(K) > kValueBytes ? sizeof(K) : kValueBytes;
     constexpr int kBytes = kWidest >= 8 ? 8 : 4; // as tile_items_for()
-    constexpr int BLOCK = PassTuning<kBytes>::kBlockThreads;
-    constexpr int IPT = PassTuning<kBytes>::kItemsPerThread;
+    using Tuning = PassTuning<kBytes, (kValueBytes > 0)>;
+    constexpr int BLOCK = Tuning::kBlockThreads;
+    constexpr int IPT = Tuning::kItemsPerThread;
     constexpr int kTile = BLOCK * IPT;
     (void)sms;
 

@@ -12,14 +12,22 @@ constexpr int kRadixBits = 8;
 constexpr int kRadix = 1 << kRadixBits;
 constexpr int kMaxPasses = 8; // 64-bit keys
 
-// The per-pass (onesweep) kernel, chosen by the widest of key and value.
-// 4-byte (and narrower): 384 threads x 16 keys = 6144 keys per tile, 24 KB of
-// exchange + 12 KB of warp histograms. 8-byte: 256 x 16 = 4096, 32 KB + 8 KB.
-template <int ELEMENT_BYTES> struct PassTuning {
+// The per-pass (onesweep) kernel, chosen by the widest of key and value and
+// by whether values travel. 4-byte keys only: 384 threads x 20 keys = 7680
+// keys per tile, 30 KB of exchange + 12 KB of warp histograms; with values,
+// 384 x 16. 8-byte: 256 x 16 = 4096, 32 KB + 8 KB.
+// Chosen by: bench/results/2026-11-22-h100-radix-ipt/ (2^28 on the H100, ballot
+// ranking: u32 keys 384 x 20 8.56 ms against 8.98 ms for 384 x 16; u32/u32
+// pairs 384 x 20 14.4 ms against 11.0 ms for 384 x 16, registers).
+template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
     static constexpr int kBlockThreads = 384;
     static constexpr int kItemsPerThread = 16;
 };
-template <> struct PassTuning<8> {
+template <> struct PassTuning<4, false> {
+    static constexpr int kBlockThreads = 384;
+    static constexpr int kItemsPerThread = 20;
+};
+template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16;
 };
