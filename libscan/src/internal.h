@@ -65,6 +65,10 @@ typedef struct libscan__seg_call {
 /* Scratch bytes of a segmented scan (dtype and mode already validated). */
 size_t libscan__seg_temp_bytes(size_t count, libscan_dtype_t dtype, libscan_segments_t mode);
 
+/* Whether the segmented scan of `call` uses its temp storage (false when
+ * count is 0, and for rows that DeviceRowScan takes: row_scan.cuh). */
+bool libscan__seg_uses_temp(const libscan__seg_call_t *call);
+
 /* Enqueue the segmented scan; returns the first CUDA error. */
 cudaError_t libscan__seg_launch(const libscan__seg_call_t *call, cudaStream_t stream);
 

@@ -109,8 +109,10 @@ static libscan_status_t segmented(libscan__seg_call_t *c, const libscan_segscan_
     if (n == 0) return LIBSCAN_SUCCESS;
 
     c->seg_init = opts->d_seg_init;
+    /* Rows that the row kernels take need no temp: nothing is allocated. */
+    const bool uses_temp = need && libscan__seg_uses_temp(c);
     libscan_temp_t t;
-    libscan_status_t st = libscan_temp_acquire(opts->d_temp, opts->temp_bytes, need, stream, &t);
+    libscan_status_t st = libscan_temp_acquire(opts->d_temp, opts->temp_bytes, uses_temp ? need : 0, stream, &t);
     if (st != LIBSCAN_SUCCESS) return st;
     c->temp = t.ptr;
     c->temp_bytes = t.bytes;

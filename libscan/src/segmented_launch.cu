@@ -1,7 +1,9 @@
 // segmented_launch.cu -- the explicit instantiations behind the segmented
-// C API: one DeviceSegmentedScan per (dtype, op, way of giving segments).
+// C API: one DeviceSegmentedScan per (dtype, op, way of giving segments),
+// and DeviceRowScan for the rows that its applies() takes (no temp there).
 #include "dispatch.cuh"
 #include "internal.h"
+#include "libscan/cuda/row_scan.cuh"
 #include "libscan/cuda/segmented.cuh"
 
 using libscan_dispatch::with_dtype;
@@ -25,6 +27,13 @@ template <typename T, class Op> cudaError_t launch(const libscan__seg_call_t &c,
         return Scan::template run<libscan::SegTags::kCount>(a, src, Op(), c.temp, c.temp_bytes, stream);
     }
     case LIBSCAN_SEGMENTS_ROWS: {
+        const size_t rows = c.row_len ? c.count / c.row_len : 0;
+        if (libscan::DeviceRowScan<T>::applies(rows, c.row_len)) {
+            libscan::RowScanArgs<T> r;
+            r.in = a.in, r.out = a.out, r.rows = rows, r.row_len = c.row_len, r.pitch = c.pitch;
+            r.exclusive = c.exclusive, r.seg_init = a.seg_init;
+            return libscan::DeviceRowScan<T>::run(r, Op(), stream);
+        }
         libscan::RowHeads src{c.row_len, c.pitch, aligned && c.row_len % V == 0 && c.pitch % V == 0};
         return Scan::template run<libscan::SegTags::kLatest>(a, src, Op(), c.temp, c.temp_bytes, stream);
     }
@@ -44,6 +53,14 @@ template <typename T> size_t temp_bytes(size_t count, libscan_segments_t mode) {
 
 extern "C" size_t libscan__seg_temp_bytes(size_t count, libscan_dtype_t dtype, libscan_segments_t mode) {
     return with_dtype(dtype, size_t(0), [&](auto t) { return temp_bytes<decltype(t)>(count, mode); });
+}
+
+extern "C" bool libscan__seg_uses_temp(const libscan__seg_call_t *c) {
+    if (c->count == 0) return false;
+    if (c->mode != LIBSCAN_SEGMENTS_ROWS) return true;
+    return with_dtype(c->dtype, true, [&](auto t) {
+        return !libscan::DeviceRowScan<decltype(t)>::applies(c->count / c->row_len, c->row_len);
+    });
 }
 
 extern "C" cudaError_t libscan__seg_launch(const libscan__seg_call_t *c, cudaStream_t stream) {

@@ -72,4 +72,19 @@ template <size_t ELEMENT_BYTES> struct SegScanTuning {
     static constexpr int kItemsPerThread = ELEMENT_BYTES <= 4 ? 16 : (ELEMENT_BYTES <= 8 ? 8 : 1);
 };
 
+// Batched row scan (row_scan.cuh): rows need no look-back, so the short-row
+// kernel uses SegScanTuning's tile and the long-row kernel ScanTuning's tile
+// as its chunk. kMinRowsPerLaunch: rows longer than the short-row tile take
+// the one-block-per-row kernel only when there are at least this many rows,
+// about the blocks an H100 keeps resident (132 SMs x 4 = 528); fewer long
+// rows would leave SMs idle and keep the look-back path (segmented.cuh).
+// kShortMinBlocksPerSM goes to the short-row kernel's __launch_bounds__
+// (1: registers left to the compiler, about 124 for 4-byte pairs, so 2
+// blocks of 256 per SM).
+// Provisional, to be measured by bench_segmented.
+template <size_t ELEMENT_BYTES> struct RowScanTuning {
+    static constexpr size_t kMinRowsPerLaunch = 512;
+    static constexpr int kShortMinBlocksPerSM = 1;
+};
+
 } // namespace libscan
