@@ -6,7 +6,13 @@
  * surrounded by poisoned guard bytes, every element compared (elements
  * outside every segment must keep their poison, or their input when in
  * place), guards checked, every status and CUDA call checked. Tiles are
- * 4096 elements for 4-byte and 2048 for 8-byte types. */
+ * 4096 elements for 4-byte and 2048 for 8-byte types.
+ *
+ * Rows take one of three kernels, chosen from the shape alone (row_scan.cuh,
+ * tuning.cuh): row_len <= the tile: several whole rows per block (short-row
+ * kernel); longer rows and >= 512 of them: one block per row in chunks of
+ * twice the tile (long-row kernel); fewer long rows: the look-back
+ * segmented scan. The test_rows_* cases below aim at each kernel's edges. */
 #include "support/harness.h"
 #include "seg_reference.h"
 
@@ -44,6 +50,13 @@ static void *xmalloc(size_t bytes) {
 }
 
 static size_t tile_elems(libscan_dtype_t dt) { return seg_esize(dt) == 4 ? 4096 : 2048; }
+
+/* The rows path (libscan/include/libscan/cuda/row_scan.cuh, tuning.cuh):
+ * the short-row kernel takes row_len <= tile_elems(); the long-row kernel
+ * walks a row in chunks of row_chunk() elements and is taken from
+ * ROW_MIN_ROWS rows on; fewer long rows fall back to the look-back scan. */
+#define ROW_MIN_ROWS 512
+static size_t row_chunk(libscan_dtype_t dt) { return 2 * tile_elems(dt); }
 
 /* Random elements: integers use every bit (sums wrap); float sums in
  * [-1, 1); float min/max in [-1e6, 1e6] with some signed zeros. */
@@ -353,7 +366,8 @@ static void test_long_segments(void **state) {
             }
 }
 
-/* Rows of 2^20 elements, a few of them, with a gap between rows. */
+/* Rows of 2^20 elements, a few of them, with a gap between rows: too few
+ * long rows for the row kernels, so this is the look-back fallback. */
 static void test_rows_long(void **state) {
     (void)state;
     test_require_gpu();
@@ -536,6 +550,120 @@ static void test_float_determinism(void **state) {
         }
 }
 
+/* One rows case with the options cycled by k: pitch (= row_len, + 1 which
+ * breaks 16-byte vectors, + 4 which keeps them), per-row initial values,
+ * in place, caller temp (which the row kernels ignore). */
+static void rows_case(libscan_dtype_t dt, libscan_op_t op, int excl, size_t rows, size_t row_len, unsigned k,
+                      uint64_t idx) {
+    static const size_t gaps[3] = {0, 1, 4};
+    scase_t c = base_case(dt, op, excl, M_ROWS);
+    c.rows = rows, c.row_len = row_len, c.pitch = row_len + gaps[k % 3];
+    c.seg_init = (k / 3) & 1, c.in_place = (k / 2) & 1, c.caller_temp = (k / 5) & 1;
+    check_case(&c, idx);
+}
+
+/* Short-row kernel: row lengths 1, 3 (no vectors), 63, 64, 65, tile - 1 and
+ * tile; every dtype x op x inclusive/exclusive; the row count leaves the last
+ * block short (not a multiple of the rows per block, R = tile / row_len). */
+static void test_rows_short_kernel(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 9000;
+    unsigned k = 0;
+    for (int d = 0; d < 6; ++d) {
+        const size_t t = tile_elems(dtypes[d]);
+        const size_t lens[7] = {1, 3, 63, 64, 65, t - 1, t};
+        for (int l = 0; l < 7; ++l) {
+            const size_t per_block = t / lens[l];
+            const size_t rows = 2 * per_block + per_block / 2 + 1;
+            for (int o = 0; o < 3; ++o)
+                for (int e = 0; e < 2; ++e) rows_case(dtypes[d], ops[o], e, rows, lens[l], k++, idx++);
+        }
+        /* one row, and exactly one full block of rows */
+        rows_case(dtypes[d], LIBSCAN_OP_SUM, d & 1, 1, 100, k++, idx++);
+        rows_case(dtypes[d], LIBSCAN_OP_MAX, !(d & 1), t / 64, 64, k++, idx++);
+    }
+}
+
+/* Long-row kernel: >= ROW_MIN_ROWS rows of tile + 1, 2 chunks - 1, 2 chunks,
+ * 2 chunks + 1 and 16384 elements; every dtype, sum, min and max spread over
+ * them. Under LIBSCAN_TEST_MAX_N the row length is capped (rows stay), so
+ * below about ROW_MIN_ROWS * (tile + 1) elements these shapes take the
+ * short-row kernel instead; the long-row kernel needs a cap of >= 8.4M. */
+static void test_rows_long_kernel(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 10000;
+    unsigned k = 0;
+    for (int d = 0; d < 6; ++d) {
+        const size_t t = tile_elems(dtypes[d]), ch = row_chunk(dtypes[d]);
+        const size_t lens[5] = {t + 1, 2 * ch - 1, 2 * ch, 2 * ch + 1, 16384};
+        for (int l = 0; l < 5; ++l) {
+            const size_t rows = l == 4 ? ROW_MIN_ROWS + 37 : ROW_MIN_ROWS;
+            const size_t len = test_capped_n(lens[l], rows);
+            rows_case(dtypes[d], ops[(d + l) % 3], (d + l) & 1, rows, len, k++, idx++);
+        }
+    }
+}
+
+/* The edges of the choice: ROW_MIN_ROWS - 1 rows of tile + 1 (look-back
+ * fallback) against ROW_MIN_ROWS (long-row kernel); one long row. */
+static void test_rows_kernel_choice(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 11000;
+    for (int d = 0; d < 6; d += 4) { /* u32 and f32 */
+        const size_t t = tile_elems(dtypes[d]);
+        for (int e = 0; e < 2; ++e) {
+            const size_t len = test_capped_n(t + 1, ROW_MIN_ROWS);
+            rows_case(dtypes[d], LIBSCAN_OP_SUM, e, ROW_MIN_ROWS - 1, len, 3u * (unsigned)e, idx++);
+            rows_case(dtypes[d], LIBSCAN_OP_SUM, e, ROW_MIN_ROWS, len, 3u * (unsigned)e + 1, idx++);
+            rows_case(dtypes[d], LIBSCAN_OP_MIN, e, 1, t + 1, 2, idx++);
+        }
+    }
+}
+
+/* Float sums through both row kernels: repeated runs bitwise equal. */
+static void test_rows_determinism(void **state) {
+    (void)state;
+    test_require_gpu();
+    for (int f = 0; f < 2; ++f)
+        for (int kernel = 0; kernel < 2; ++kernel) {
+            const libscan_dtype_t dt = f ? LIBSCAN_F64 : LIBSCAN_F32;
+            scase_t c = base_case(dt, LIBSCAN_OP_SUM, kernel, M_ROWS);
+            c.rows = kernel ? ROW_MIN_ROWS : 5003;
+            c.row_len = kernel ? test_capped_n(2 * row_chunk(dt) + 1, ROW_MIN_ROWS) : 100;
+            c.pitch = c.row_len + (size_t)f;
+            c.seg_init = f;
+            rng_t r;
+            rng_init(&r, "rows determinism", (uint64_t)(f * 2 + kernel));
+            prep_t p;
+            prep_make(&p, &c, &r);
+            unsigned char *first_base = NULL, *first = NULL;
+            for (int run = 0, runs = test_reps(5); run < runs; ++run) {
+                prep_poison(&p, &c);
+                LS_EXPECT(LIBSCAN_SUCCESS, prep_call(&p, &c));
+                CUDA_CHECK(cudaDeviceSynchronize());
+                unsigned char *b;
+                unsigned char *got = fetch(&p, &b, "rows determinism");
+                if (!first) {
+                    first = got, first_base = b;
+                    continue;
+                }
+                int same = memcmp(first, got, p.count * p.es) == 0;
+                free(b);
+                if (!same) {
+                    free(first_base);
+                    TFAIL("rows %zu x %zu %s sum: run %d differs bitwise from run 0", c.rows, c.row_len,
+                          f ? "f64" : "f32", run);
+                }
+            }
+            free(first_base);
+            prep_free(&p, &c);
+            check_case(&c, 12000 + (uint64_t)(f * 2 + kernel));
+        }
+}
+
 /* One 2^28-element u32 sum with head flags (random lengths 1..100). */
 static void test_u32_sum_flags_2p28(void **state) {
     (void)state;
@@ -553,6 +681,10 @@ int main(void) {
         cmocka_unit_test(test_matrix_rows),
         cmocka_unit_test(test_long_segments),
         cmocka_unit_test(test_rows_long),
+        cmocka_unit_test(test_rows_short_kernel),
+        cmocka_unit_test(test_rows_long_kernel),
+        cmocka_unit_test(test_rows_kernel_choice),
+        cmocka_unit_test(test_rows_determinism),
         cmocka_unit_test(test_in_place),
         cmocka_unit_test(test_caller_and_library_temp),
         cmocka_unit_test(test_trust_offsets),
