@@ -308,6 +308,25 @@ LIBSCAN_API libscan_status_t libscan_segmented_exclusive_scan_offsets(const void
  * batched scan that summed-area tables use). d_in and d_out share the pitch.
  * rows * pitch must not exceed LIBSCAN_MAX_COUNT (else TOO_LARGE); pitch <
  * row_len is INVALID_ARGUMENT. Statuses and rules as above.
+ *
+ * Rows need no look-back: when rows are short (row_len <= 4096 elements of
+ * 4 bytes, 2048 of 8) or there are many of them (>= 512), the call enqueues
+ * one kernel and nothing else, and uses no temp storage (opts->d_temp is
+ * still checked as above but not touched, and nothing is allocated). Fewer
+ * longer rows take the segmented scan above. Which way is taken depends only
+ * on (rows, row_len, dtype), and so does the association, so float results
+ * are bitwise the same on every run:
+ *   short rows  several whole rows per block, scanned together as one tile
+ *               of (head, value) pairs by the block scan's fixed tree;
+ *   many long   one block per row, in chunks of 8192 elements of 4 bytes
+ *   rows        (4096 of 8): each element is (the row's running total before
+ *               its chunk) (+) (its prefix inside the chunk, by the block
+ *               scan's tree), the running total being the left fold
+ *               ((init (+) C0) (+) C1) (+) ... of the chunk totals;
+ *   otherwise   the segmented scan's association (pairs, look-back).
+ * The sizes are tuning values (libscan/cuda/tuning.cuh) and may change
+ * between versions; the rule that the result depends on nothing but the
+ * shape does not.
  */
 LIBSCAN_API libscan_status_t libscan_inclusive_scan_rows(const void *d_in, void *d_out, size_t rows, size_t row_len,
                                                          size_t pitch, libscan_dtype_t dtype, libscan_op_t op,
