@@ -607,7 +607,9 @@ static void test_rows_long_kernel(void **state) {
 }
 
 /* The edges of the choice: ROW_MIN_ROWS - 1 rows of tile + 1 (look-back
- * fallback) against ROW_MIN_ROWS (long-row kernel); one long row. */
+ * fallback) against ROW_MIN_ROWS (long-row kernel); one long row (fallback).
+ * Under a cap below ROW_MIN_ROWS * (tile + 1) the first two take the
+ * short-row kernel (see test_rows_long_kernel). */
 static void test_rows_kernel_choice(void **state) {
     (void)state;
     test_require_gpu();
