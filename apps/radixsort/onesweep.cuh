@@ -41,8 +41,9 @@ template <typename K> struct Codec {
     K xor_all;
     K xor_neg;
     __host__ __device__ __forceinline__ K map(K x) const {
-        const K neg = static_cast<K>(x >> (sizeof(K) * 8 - 1)) ? xor_neg : K(0);
-        return static_cast<K>(x ^ xor_all ^ neg);
+        // All ones where x is negative, without a branch or a select.
+        const K neg = static_cast<K>(static_cast<std::make_signed_t<K>>(x) >> (sizeof(K) * 8 - 1));
+        return static_cast<K>(x ^ xor_all ^ (neg & xor_neg));
     }
 };
 
@@ -145,16 +146,24 @@ template <typename K, typename V, typename W> struct PassParams {
 };
 
 // The lanes of the warp whose d equals this lane's, for d < 2^BITS: one
-// ballot per bit. Votes run beside the ALU, where __match_any_sync goes
-// through the MIO pipe that the shared-memory counters already keep busy
-// (ncu: 40% of the pass kernel's stalls were MIO waits with match.any).
+// ballot per bit, each inverted where this lane's bit is clear. Votes run
+// beside the ALU, where __match_any_sync goes through the MIO pipe that the
+// shared-memory counters already keep busy (ncu: 40% of the pass kernel's
+// stalls were MIO waits with match.any). Written in PTX so that one predicate
+// serves both the vote and the inversion (the C++ form cost ~7 SASS per bit).
 template <int BITS> __device__ __forceinline__ unsigned warp_peers(unsigned d) {
     unsigned peers = libscan::kFullMask;
 #pragma unroll
     for (int b = 0; b < BITS; ++b) {
-        const bool set = (d >> b) & 1u;
-        const unsigned votes = __ballot_sync(libscan::kFullMask, set);
-        peers &= set ? votes : ~votes;
+        unsigned votes;
+        asm volatile("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
+            "and.b32 t, %1, %2;\n\t"
+            "setp.ne.u32 p, t, 0;\n\t"
+            "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+            "@!p not.b32 %0, %0;\n\t}"
+            : "=r"(votes)
+            : "r"(d), "r"(1u << b));
+        peers &= votes;
     }
     return peers;
 }
@@ -196,8 +205,9 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     using Scan = libscan::BlockScan<unsigned, BLOCK>;
 
     __shared__ alignas(16) unsigned char s_exchange[kExchangeBytes];
-    __shared__ unsigned s_warp_hist[kWarps][kRadix + 1]; // +1: padding items' digit
-    __shared__ unsigned s_digit_start[kRadix];
+    // Per warp and digit: the warp's count, then where the warp's keys of the
+    // digit start in the tile. +1: the padding items' digit.
+    __shared__ unsigned s_warp_hist[kWarps][kRadix + 1];
     __shared__ unsigned long long s_global[kRadix];
     __shared__ typename Scan::TempStorage s_scan;
     __shared__ unsigned s_tile;
@@ -249,7 +259,10 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     }
     unsigned start[1] = {tile_count};
     Scan(s_scan).ExclusiveScan(start, libscan::Sum<unsigned>()); // synchronises the block
-    if (t < kRadix) s_digit_start[t] = start[0];
+    if (t < kRadix) {
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) s_warp_hist[w][t] += start[0];
+    }
     __syncthreads();
 
     // Keys to their place in the tile sorted by digit.
@@ -259,7 +272,7 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     for (int k = 0; k < IPT; ++k) {
         local[k] = -1;
         if (digit[k] < unsigned(kRadix)) {
-            local[k] = int(s_digit_start[digit[k]] + s_warp_hist[warp][digit[k]] + rank[k]);
+            local[k] = int(s_warp_hist[warp][digit[k]] + rank[k]);
             s_keys[local[k]] = keys[k];
         }
     }
@@ -268,7 +281,7 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     // tile position i of the run is added back when scattering).
     if (t < kRadix) {
         const W before = p.lookback.exclusive(tile, t, W(tile_count));
-        s_global[t] = p.digit_base[t] + static_cast<unsigned long long>(before) - s_digit_start[t];
+        s_global[t] = p.digit_base[t] + static_cast<unsigned long long>(before) - start[0];
     }
     __syncthreads();
 
