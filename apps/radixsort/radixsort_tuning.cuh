@@ -16,7 +16,7 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // by whether values travel. 4-byte keys only: 384 threads x 20 keys = 7680
 // keys per tile, 30 KB of exchange + 12 KB of warp histograms; with values,
 // 384 x 16. 8-byte: 256 x 16 = 4096, 32 KB + 8 KB.
-// Chosen by: bench/results/2026-11-22-h100-radix-ipt/ (2^28 on the H100, ballot
+// Chosen by: bench/results/2026-11-21-h100-radix-ipt/ (2^28 on the H100, ballot
 // ranking: u32 keys 384 x 20 8.56 ms against 8.98 ms for 384 x 16; u32/u32
 // pairs 384 x 20 14.4 ms against 11.0 ms for 384 x 16, registers).
 template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
