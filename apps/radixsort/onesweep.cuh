@@ -277,6 +277,19 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
         }
     }
 
+    // Values are loaded now, so that their latency hides behind the
+    // look-back and the key scatter (keys[] is dead here, values[] takes its
+    // registers).
+    [[maybe_unused]] V values[kValues ? IPT : 1];
+    if constexpr (kValues) {
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int i = warp_base + k * 32 + lane;
+            if (p.iota_values) values[k] = static_cast<V>(tile_base + unsigned(i));
+            else values[k] = i < valid ? p.values_in[tile_base + i] : V(0);
+        }
+    }
+
     // Global start of each digit's run in this tile (wrapping arithmetic: the
     // tile position i of the run is added back when scattering).
     if (t < kRadix) {
@@ -285,25 +298,25 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     }
     __syncthreads();
 
-    unsigned long long dest[IPT];
+    // Keys out; with values, each scattered key's digit is kept (8 bits, four
+    // to a register) to place its value the same way.
+    [[maybe_unused]] unsigned packed[kValues ? (IPT + 3) / 4 : 1];
 #pragma unroll
     for (int j = 0; j < IPT; ++j) {
         const int i = t + j * BLOCK;
+        unsigned d = 0;
         if (i < valid) {
             const K key = s_keys[i];
-            dest[j] = s_global[p.digit(key)] + unsigned(i);
-            p.keys_out[dest[j]] = key;
+            d = p.digit(key);
+            p.keys_out[s_global[d] + unsigned(i)] = key;
+        }
+        if constexpr (kValues) {
+            if (j % 4 == 0) packed[j / 4] = 0;
+            packed[j / 4] |= d << (8 * (j % 4));
         }
     }
 
     if constexpr (kValues) {
-        V values[IPT];
-#pragma unroll
-        for (int k = 0; k < IPT; ++k) {
-            const int i = warp_base + k * 32 + lane;
-            if (p.iota_values) values[k] = static_cast<V>(tile_base + unsigned(i));
-            else values[k] = i < valid ? p.values_in[tile_base + i] : V(0);
-        }
         __syncthreads(); // every key has left the exchange buffer
         V *s_values = reinterpret_cast<V *>(s_exchange);
 #pragma unroll
@@ -313,7 +326,8 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
 #pragma unroll
         for (int j = 0; j < IPT; ++j) {
             const int i = t + j * BLOCK;
-            if (i < valid) p.values_out[dest[j]] = s_values[i];
+            const unsigned d = (packed[j / 4] >> (8 * (j % 4))) & 0xffu;
+            if (i < valid) p.values_out[s_global[d] + unsigned(i)] = s_values[i];
         }
     }
 }
