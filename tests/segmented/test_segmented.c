@@ -8,11 +8,18 @@
  * place), guards checked, every status and CUDA call checked. Tiles are
  * 4096 elements for 4-byte and 2048 for 8-byte types.
  *
- * Rows take one of three kernels, chosen from the shape alone (row_scan.cuh,
- * tuning.cuh): row_len <= the tile: several whole rows per block (short-row
+ * Rows take one of four kernels, chosen from the shape alone (row_scan.cuh,
+ * tuning.cuh), with V = 16 / element size: row_len <= 32 V: G lanes per row
+ * (G the power of two >= row_len / V), 32 / G rows per warp (sub-warp
+ * kernel); up to the tile: one warp per row in chunks of 32 V (warp-per-row
  * kernel); longer rows and >= 512 of them: one block per row in chunks of
- * twice the tile (long-row kernel); fewer long rows: the look-back
- * segmented scan. The test_rows_* cases below aim at each kernel's edges. */
+ * twice the tile (long-row kernel); fewer long rows: the look-back segmented
+ * scan. The test_rows_* cases below aim at each kernel's edges.
+ *
+ * The C API offers only commutative operators (sum, min, max), so the
+ * "earlier operand on the left" rule cannot be checked through it; the
+ * float sums' bitwise match with the reference's order is not expected
+ * either (different association), only run-to-run repeatability. */
 #include "support/harness.h"
 #include "seg_reference.h"
 
@@ -37,6 +44,7 @@ typedef struct scase {
     size_t n;    /* flags/offsets: elements inside segments */
     int lens;    /* L_* */
     int seg_init, caller_temp, in_place, trust, first_unflagged, empties;
+    int misalign;                   /* in and out start one element past a 16-byte boundary */
     size_t lead, tail;              /* offsets: elements before offsets[0] / after offsets[S] */
     size_t rows, row_len, pitch;    /* rows */
 } scase_t;
@@ -113,10 +121,10 @@ static libscan_status_t do_call(const scase_t *c, const void *in, void *out, siz
 static void describe(const scase_t *c, char *buf, size_t cap) {
     snprintf(buf, cap,
              "%s %s %s %s n=%zu lens=%d seg_init=%d caller_temp=%d in_place=%d trust=%d first_unflagged=%d "
-             "lead=%zu tail=%zu rows=%zu row_len=%zu pitch=%zu",
+             "lead=%zu tail=%zu rows=%zu row_len=%zu pitch=%zu misalign=%d",
              mode_names[c->mode], c->excl ? "exclusive" : "inclusive", seg_dtype_name(c->dt), seg_op_name(c->op), c->n,
              c->lens, c->seg_init, c->caller_temp, c->in_place, c->trust, c->first_unflagged, c->lead, c->tail, c->rows,
-             c->row_len, c->pitch);
+             c->row_len, c->pitch, c->misalign);
 }
 
 /* A prepared case: host inputs, segments, device buffers. */
@@ -124,7 +132,8 @@ typedef struct prep {
     size_t count, nseg, es;
     unsigned char *h_in, *h_flags, *h_init;
     uint64_t *h_offs;
-    unsigned char *d_in, *d_out_base, *d_out, *d_flags, *d_init, *d_temp;
+    unsigned char *d_in, *d_in_base, *d_out_base, *d_out, *d_flags, *d_init, *d_temp;
+    size_t shift; /* bytes d_in / d_out sit past their allocation's start (misalign) */
     uint64_t *d_offs;
     size_t temp_bytes;
 } prep_t;
@@ -171,20 +180,22 @@ static void prep_make(prep_t *p, const scase_t *c, rng_t *r) {
         p->nseg = s;
     }
     const size_t bytes = p->count * p->es;
+    p->shift = c->misalign ? p->es : 0;
     p->h_in = xmalloc(bytes);
     fill_random(r, c->dt, c->op, p->h_in, p->count);
     if (c->seg_init) {
         p->h_init = xmalloc(p->nseg * p->es);
         fill_random(r, c->dt, c->op, p->h_init, p->nseg);
     }
-    CUDA_CHECK(cudaMalloc((void **)&p->d_out_base, bytes + 2 * GUARD));
-    p->d_out = p->d_out_base + GUARD;
+    CUDA_CHECK(cudaMalloc((void **)&p->d_out_base, bytes + 2 * GUARD + p->shift));
+    p->d_out = p->d_out_base + p->shift + GUARD;
     if (c->in_place) {
-        CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, bytes + 2 * GUARD));
+        CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, bytes + 2 * GUARD + p->shift));
         if (bytes) CUDA_CHECK(cudaMemcpy(p->d_out, p->h_in, bytes, cudaMemcpyHostToDevice));
         p->d_in = p->d_out;
     } else {
-        CUDA_CHECK(cudaMalloc((void **)&p->d_in, bytes ? bytes : 1));
+        CUDA_CHECK(cudaMalloc((void **)&p->d_in_base, bytes + p->shift ? bytes + p->shift : 1));
+        p->d_in = p->d_in_base + p->shift;
         if (bytes) CUDA_CHECK(cudaMemcpy(p->d_in, p->h_in, bytes, cudaMemcpyHostToDevice));
     }
     if (p->h_flags) {
@@ -207,16 +218,12 @@ static void prep_make(prep_t *p, const scase_t *c, rng_t *r) {
 }
 
 static void prep_poison(prep_t *p, const scase_t *c) {
-    if (c->in_place) {
-        CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, p->count * p->es + 2 * GUARD));
-        if (p->count) CUDA_CHECK(cudaMemcpy(p->d_out, p->h_in, p->count * p->es, cudaMemcpyHostToDevice));
-    } else {
-        CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, p->count * p->es + 2 * GUARD));
-    }
+    CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, p->count * p->es + 2 * GUARD + p->shift));
+    if (c->in_place && p->count) CUDA_CHECK(cudaMemcpy(p->d_out, p->h_in, p->count * p->es, cudaMemcpyHostToDevice));
 }
 
 static void prep_free(prep_t *p, const scase_t *c) {
-    if (!c->in_place) CUDA_CHECK(cudaFree(p->d_in));
+    if (!c->in_place) CUDA_CHECK(cudaFree(p->d_in_base));
     CUDA_CHECK(cudaFree(p->d_out_base));
     if (p->d_flags) CUDA_CHECK(cudaFree(p->d_flags));
     if (p->d_offs) CUDA_CHECK(cudaFree(p->d_offs));
@@ -244,7 +251,7 @@ static libscan_status_t prep_call(const prep_t *p, const scase_t *c) {
 static unsigned char *fetch(const prep_t *p, unsigned char **base, const char *ctx) {
     const size_t bytes = p->count * p->es;
     unsigned char *h = xmalloc(bytes + 2 * GUARD);
-    CUDA_CHECK(cudaMemcpy(h, p->d_out_base, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h, p->d_out_base + p->shift, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < GUARD; ++i)
         if (h[i] != 0xFF || h[GUARD + bytes + i] != 0xFF) {
             free(h);
@@ -585,6 +592,68 @@ static void test_rows_short_kernel(void **state) {
     }
 }
 
+/* Lanes per row of the sub-warp kernel for a row of row_len (V = 16 / element
+ * size; G = the power of two >= row_len / V, rounded up), 0 for rows the
+ * warp-per-row or long-row kernels take. Mirrors row_scan.cuh's choice
+ * only to describe the cases; the expected values come from seg_ref_rows. */
+static size_t row_lanes(libscan_dtype_t dt, size_t row_len) {
+    const size_t v = 16 / seg_esize(dt), lanes = (row_len + v - 1) / v;
+    if (lanes > 32) return 0;
+    size_t g = 1;
+    while (g < lanes) g *= 2;
+    return g;
+}
+
+/* Every G of the sub-warp kernel (1, 2, 4, 8, 16, 32 lanes per row), the
+ * warp-per-row kernel (1, 2 and many chunks of 32 V, ragged last chunk) and
+ * its upper edge, for a 4-byte and an 8-byte integer and float type, every
+ * op, inclusive and exclusive, gaps that keep or break 16-byte vectors,
+ * per-row initial values, in place. The row count (2053, prime) leaves the
+ * last row group and the last block ragged for every G. */
+static void test_rows_short_shapes(void **state) {
+    (void)state;
+    test_require_gpu();
+    static const size_t lens[] = {1, 2, 3, 4, 5, 8, 16, 17, 31, 32, 63, 64, 65, 100, 128, 129, 1000, 2048, 4096};
+    static const libscan_dtype_t types[4] = {LIBSCAN_U32, LIBSCAN_U64, LIBSCAN_F32, LIBSCAN_F64};
+    uint64_t idx = 13000;
+    unsigned k = 0;
+    for (int d = 0; d < 4; ++d) {
+        unsigned hit = 0; /* bit log2(G) for each G reached, bit 6 for the warp-per-row kernel */
+        for (size_t l = 0; l < sizeof lens / sizeof lens[0]; ++l) {
+            const size_t len = lens[l], g = row_lanes(types[d], len);
+            const size_t rows = len <= 1000 ? 2053 : 257;
+            for (int o = 0; o < 3; ++o, ++k) rows_case(types[d], ops[o], (int)((k + l) & 1), rows, len, k, idx++);
+            if (g) {
+                unsigned b = 0;
+                while (((size_t)1 << b) < g) ++b;
+                hit |= 1u << b;
+            } else if (len <= tile_elems(types[d])) {
+                hit |= 1u << 6;
+            }
+        }
+        if (hit != 0x7fu)
+            TFAIL("%s: the row lengths miss a short-row kernel shape (mask 0x%x)", seg_dtype_name(types[d]), hit);
+    }
+}
+
+/* Input and output starting one element past a 16-byte boundary: the
+ * kernels must fall back to guarded scalar accesses (pitch a multiple of V,
+ * so only the base breaks the vectors), for each kernel of the rows path. */
+static void test_rows_misaligned(void **state) {
+    (void)state;
+    test_require_gpu();
+    static const size_t lens[6] = {1, 4, 24, 64, 200, 1000};
+    uint64_t idx = 14000;
+    for (int d = 0; d < 6; ++d)
+        for (int l = 0; l < 6; ++l)
+            for (int ip = 0; ip < 2; ++ip) {
+                scase_t c = base_case(dtypes[d], ops[(d + l) % 3], (l + ip) & 1, M_ROWS);
+                c.rows = 777, c.row_len = lens[l], c.pitch = lens[l] + (l & 1 ? 4 : 0);
+                c.misalign = 1, c.in_place = ip, c.seg_init = (l + d) & 1;
+                check_case(&c, idx++);
+            }
+}
+
 /* Long-row kernel: >= ROW_MIN_ROWS rows of tile + 1, 2 chunks - 1, 2 chunks,
  * 2 chunks + 1 and 16384 elements; every dtype, sum, min and max spread over
  * them. Under LIBSCAN_TEST_MAX_N the row length is capped (rows stay), so
@@ -625,20 +694,21 @@ static void test_rows_kernel_choice(void **state) {
     }
 }
 
-/* Float sums through both row kernels: repeated runs bitwise equal. */
+/* Float sums through the row kernels (sub-warp, warp-per-row, long-row):
+ * repeated runs bitwise equal. */
 static void test_rows_determinism(void **state) {
     (void)state;
     test_require_gpu();
     for (int f = 0; f < 2; ++f)
-        for (int kernel = 0; kernel < 2; ++kernel) {
+        for (int kernel = 0; kernel < 3; ++kernel) { /* sub-warp (G = 8), warp-per-row, long-row */
             const libscan_dtype_t dt = f ? LIBSCAN_F64 : LIBSCAN_F32;
-            scase_t c = base_case(dt, LIBSCAN_OP_SUM, kernel, M_ROWS);
-            c.rows = kernel ? ROW_MIN_ROWS : 5003;
-            c.row_len = kernel ? test_capped_n(2 * row_chunk(dt) + 1, ROW_MIN_ROWS) : 100;
+            scase_t c = base_case(dt, LIBSCAN_OP_SUM, kernel & 1, M_ROWS);
+            c.rows = kernel == 2 ? ROW_MIN_ROWS : 5003;
+            c.row_len = kernel == 2 ? test_capped_n(2 * row_chunk(dt) + 1, ROW_MIN_ROWS) : kernel ? 1000 : 13;
             c.pitch = c.row_len + (size_t)f;
             c.seg_init = f;
             rng_t r;
-            rng_init(&r, "rows determinism", (uint64_t)(f * 2 + kernel));
+            rng_init(&r, "rows determinism", (uint64_t)(f * 3 + kernel));
             prep_t p;
             prep_make(&p, &c, &r);
             unsigned char *first_base = NULL, *first = NULL;
@@ -662,7 +732,7 @@ static void test_rows_determinism(void **state) {
             }
             free(first_base);
             prep_free(&p, &c);
-            check_case(&c, 12000 + (uint64_t)(f * 2 + kernel));
+            check_case(&c, 12000 + (uint64_t)(f * 3 + kernel));
         }
 }
 
@@ -684,6 +754,8 @@ int main(void) {
         cmocka_unit_test(test_long_segments),
         cmocka_unit_test(test_rows_long),
         cmocka_unit_test(test_rows_short_kernel),
+        cmocka_unit_test(test_rows_short_shapes),
+        cmocka_unit_test(test_rows_misaligned),
         cmocka_unit_test(test_rows_long_kernel),
         cmocka_unit_test(test_rows_kernel_choice),
         cmocka_unit_test(test_rows_determinism),

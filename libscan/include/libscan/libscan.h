@@ -315,9 +315,18 @@ LIBSCAN_API libscan_status_t libscan_segmented_exclusive_scan_offsets(const void
  * still checked as above but not touched, and nothing is allocated). Fewer
  * longer rows take the segmented scan above. Which way is taken depends only
  * on (rows, row_len, dtype), and so does the association, so float results
- * are bitwise the same on every run:
- *   short rows  several whole rows per block, scanned together as one tile
- *               of (head, value) pairs by the block scan's fixed tree;
+ * are bitwise the same on every run (V = 16 / element size; the earlier
+ * operand is always on the left):
+ *   short rows  each lane of a warp takes V consecutive elements of a row
+ *               and folds them left to right; the G lanes of a row (G = the
+ *               smallest power of two >= row_len / V, rounded up, at most
+ *               32) combine their totals by a fixed Kogge-Stone tree (steps
+ *               1, 2, 4, .., G/2), giving each lane the total P of the lanes
+ *               before it; rows longer than 32 V are walked by one warp in
+ *               chunks of 32 V elements with a running carry, the left fold
+ *               ((init (+) C0) (+) C1) (+) ... of the chunk totals (carry =
+ *               init, or the identity, for shorter rows). A lane's elements
+ *               are then (((carry (+) P) (+) x0) (+) x1) ...;
  *   many long   one block per row, in chunks of 8192 elements of 4 bytes
  *   rows        (4096 of 8): each element is (the row's running total before
  *               its chunk) (+) (its prefix inside the chunk, by the block

@@ -7,34 +7,41 @@
 //       e = libscan::DeviceRowScan<float>::run(a, libscan::Sum<float>(), stream);
 //
 // Design. Rows are independent and their length is known before launch, so
-// no tile ever waits for another: there is no tile-status array, no memset,
+// no row ever waits for another: there is no tile-status array, no memset,
 // no temp storage. run() enqueues one kernel and nothing else; it never
-// synchronises and never allocates. Two kernels, chosen on the host by
-// row_len:
+// synchronises and never allocates. Three kernels, chosen on the host by
+// row_len (V = 16 / sizeof(T) elements make one 16-byte vector):
 //
-//  * short rows (row_len <= kShortTile, the segmented scan's tile): block b
-//    takes R = kShortTile / row_len whole rows (the last block fewer) and
-//    scans them as one tile of (tag, value) pairs (SegItem, SegmentedOp with
-//    SegTags::kLatest, heads from RowHeads; segmented.cuh) with BlockScan and
-//    no block prefix: a tile starts at a row start, so nothing comes in.
-//  * long rows: one block per row, walking the row in chunks of the plain
+//  * rows of <= 32 V elements (sub-warp kernel): G = the smallest power of
+//    two >= ceil(row_len / V) lanes per row, 32 / G rows per warp; lane l
+//    takes V elements from (l % G) * V of row l / G. Each warp loads several
+//    row groups before scanning any (memory-level parallelism), scans with
+//    register shuffles only: no shared memory, no __syncthreads.
+//  * rows of up to kShortTile elements (warp-per-row kernel): one warp per
+//    row, walking it in chunks of 32 V elements, several chunks loaded
+//    before any is scanned, with a running carry.
+//  * longer rows: one block per row, walking the row in chunks of the plain
 //    scan's tile (ScanTuning); BlockScan's prefix callback hands each chunk
 //    the running carry (init or identity at the row start) and keeps
 //    carry (+) chunk total for the next chunk.
 //
-// Loads and stores are warp-striped 16-byte vectors wherever the V elements
-// of a vector lie inside the block's range and are 16-byte aligned (in and
-// out aligned, pitch % V == 0, and for short rows row_len % V == 0 so that
-// no vector straddles a row end); guarded scalar accesses otherwise. Only
-// the row elements are read or written: elements between rows (pitch >
-// row_len) are untouched. in == out is allowed (a block reads a range
-// before it writes it, and no other block touches that range).
+// A lane's V elements are one 16-byte load/store when in and out are
+// 16-byte aligned, pitch % V == 0 and all V lie inside the row; guarded
+// scalar accesses otherwise (same association). Only the row elements are
+// read or written: elements between rows (pitch > row_len) are untouched.
+// in == out is allowed (every element is read by the thread that writes it,
+// before it writes it, and no other thread touches it).
 //
-// Association (fixed by rows, row_len and the element size, so float
-// results are bitwise repeatable run to run):
-//  * short rows: the pair block scan's fixed tree (block_scan.cuh) over the
-//    tile that holds the row; which tile, and where the row sits in it,
-//    depend only on (row_len, element size);
+// Association (fixed by row_len and the element size, so float results are
+// bitwise repeatable run to run; operators need not be commutative, the
+// earlier operand is always on the left):
+//  * short rows: inside a lane a left fold of its V items; across the G
+//    lanes of a row (32 for the warp-per-row kernel) the Kogge-Stone tree
+//    of lane totals, d = 1, 2, .., G/2 (warp_scan.cuh's, in segments of G
+//    lanes), giving lane l its prefix P(l) (identity for the first lane);
+//    across chunks a left fold of chunk totals, carry = (init (+) C0) (+)
+//    C1 ...; element v of lane l = (((carry (+) P(l)) (+) x0) (+) ..) (+) xv
+//    (carry = init or the identity for the sub-warp kernel);
 //  * long rows: a left fold of chunk totals in chunk order,
 //    ((init (+) C0) (+) C1) (+) ..., each element = (carry before its chunk)
 //    (+) (its prefix inside the chunk by the block scan's tree).
@@ -52,7 +59,6 @@
 #include <cstdint>
 #include "libscan/cuda/block_scan.cuh"
 #include "libscan/cuda/device_scan.cuh"
-#include "libscan/cuda/segmented.cuh"
 #include "libscan/cuda/tuning.cuh"
 
 namespace libscan {
@@ -72,99 +78,159 @@ namespace detail {
 // Grid size cap: blocks loop over the rest (gridDim.x <= 2^31 - 1).
 constexpr size_t kRowScanMaxGrid = 0x7fffffffu;
 
-// Short rows: each tile is R = rows_per_tile whole rows; tile t starts at
-// row t * R. Item j of a tile (its local logical index) is row j / row_len,
-// column j % row_len of the tile's rows, addressed through RowHeads from the
-// tile's first row; tags carry the row number inside the tile.
-template <typename T, class Op, int BLOCK, int IPT, int MINB>
+// 16-byte vector width of T: elements per lane in the short-row kernels.
+template <typename T> struct RowVector {
+    static constexpr int V = (sizeof(T) < 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;
+};
+
+// __shfl_up_sync inside segments of `width` lanes (a power of two <= 32):
+// a lane less than delta into its segment keeps its own value.
+template <typename T> __device__ __forceinline__ T shfl_up_width(const T &v, int delta, int width) {
+    Words<T> r = to_words(v);
+#pragma unroll
+    for (int i = 0; i < Words<T>::N; ++i) r.w[i] = __shfl_up_sync(kFullMask, r.w[i], delta, width);
+    return from_words<T>(r);
+}
+
+// The exclusive prefix of lane totals inside segments of G = 2^log_g lanes
+// (Kogge-Stone, d = 1, 2, .., G/2, earlier (+) later), identity at pos 0;
+// *incl gets the inclusive one (the segment total in its last lane). All
+// 32 lanes must call together.
+template <typename T, class Op>
+__device__ __forceinline__ T lane_prefix(T t, const Op &op, int log_g, int pos, T *incl) {
+    const int g = 1 << log_g;
+    for (int d = 1; d < g; d <<= 1) {
+        const T y = shfl_up_width(t, d, g);
+        if (pos >= d) t = op(y, t);
+    }
+    *incl = t;
+    const T before = shfl_up_width(t, 1, g);
+    return pos == 0 ? op.identity() : before;
+}
+
+// V elements at p[col ..) of a row of row_len: one 16-byte load when
+// `aligned` (p 16-byte aligned for every multiple of V) and all V are in the
+// row, guarded scalars otherwise; identity past the row end or when !live.
+template <typename T, int V>
+__device__ __forceinline__ void load_lane(const T *row, size_t col, size_t row_len, bool aligned, bool live, T ident,
+                                          T (&x)[V]) {
+    if (live && aligned && col + V <= row_len) {
+        load_vector<T, V>(row + col, x);
+    } else {
+#pragma unroll
+        for (int v = 0; v < V; ++v) x[v] = live && col + v < row_len ? row[col + v] : ident;
+    }
+}
+
+template <typename T, int V>
+__device__ __forceinline__ void store_lane(T *row, size_t col, size_t row_len, bool aligned, bool live,
+                                           const T (&y)[V]) {
+    if (!live) return;
+    if (aligned && col + V <= row_len) {
+        store_vector<T, V>(row + col, y);
+    } else {
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            if (col + v < row_len) row[col + v] = y[v];
+    }
+}
+
+// One lane's outputs: a left fold from `run` (the row's value in front of
+// the lane) over the lane's items; exclusive writes the value before each.
+template <typename T, int V, class Op>
+__device__ __forceinline__ void lane_outputs(T run, const T (&x)[V], const Op &op, bool exclusive, T (&y)[V]) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+        const T next = op(run, x[v]);
+        y[v] = exclusive ? run : next;
+        run = next;
+    }
+}
+
+template <typename T, int V, class Op> __device__ __forceinline__ T lane_fold(const T (&x)[V], const Op &op) {
+    T t = x[0];
+#pragma unroll
+    for (int v = 1; v < V; ++v) t = op(t, x[v]);
+    return t;
+}
+
+// Short rows of at most 32 V elements: G = 2^log_g lanes per row, 32 / G
+// rows per warp ("a row group"). Lane l works on row (l / G) of the group,
+// elements (l % G) * V ... Warp w of tile t takes the U groups from
+// (t * W + w) * U on; it loads all U before scanning any, so U 16-byte loads
+// per lane are in flight. No shared memory, no block synchronisation.
+template <typename T, class Op, int BLOCK, int U, int MINB>
 __global__ void __launch_bounds__(BLOCK, MINB)
-    row_scan_short_kernel(const RowScanArgs<T> a, const Op op, const size_t rows_per_tile, const size_t num_tiles,
-                          const bool vector_ok) {
-    using Item = SegItem<T>;
-    using PairOp = SegmentedOp<T, Op, SegTags::kLatest>;
-    using Shape = TileShape<T, BLOCK, IPT>;
-    constexpr int K = Shape::K, V = Shape::V;
-    const PairOp pop{op};
-    const RowHeads src{a.row_len, a.pitch, vector_ok};
-    const size_t first = static_cast<size_t>(threadIdx.x / kWarpThreads) * Shape::kWarpItems + lane_id() * V;
-
-    __shared__ typename BlockScan<Item, BLOCK>::TempStorage temp;
+    row_scan_subwarp_kernel(const RowScanArgs<T> a, const Op op, const int log_g, const size_t num_groups,
+                            const bool aligned) {
+    constexpr int V = RowVector<T>::V;
+    constexpr size_t W = BLOCK / kWarpThreads;
+    const int lane = lane_id();
+    const int pos = lane & ((1 << log_g) - 1);
+    const size_t sub = static_cast<size_t>(lane >> log_g);
+    const size_t rows_per_group = static_cast<size_t>(kWarpThreads >> log_g);
+    const size_t col = static_cast<size_t>(pos) * V;
+    const size_t num_tiles = (num_groups + W * U - 1) / (W * U);
     for (size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-        const size_t row0 = tile * rows_per_tile;
-        const size_t nrows = a.rows - row0 < rows_per_tile ? a.rows - row0 : rows_per_tile;
-        const size_t nb = nrows * a.row_len; // items of this tile, <= the tile size
-        const T *in = a.in + row0 * a.pitch;
-        T *out = a.out + row0 * a.pitch;
-
-        Item items[K][V];
-        uint32_t head_mask = 0; // bit k * V + v: items[k][v] starts a row
+        const size_t g0 = (tile * W + threadIdx.x / kWarpThreads) * U;
+        if (g0 >= num_groups) break; // warp-uniform: the warp's groups all lie beyond the last
+        T x[U][V];
+        T init[U];
 #pragma unroll
-        for (int k = 0; k < K; ++k) {
-            const size_t j = first + static_cast<size_t>(k) * kWarpThreads * V;
-            uint32_t t[V];
-            T x[V];
-            if (vector_ok && j + V <= nb) {
-                src.template tags<V>(j, true, t);
-                load_vector<T, V>(in + src.at(j), x);
-            } else if (j + V <= nb) {
-                src.template tags<V>(j, false, t);
-#pragma unroll
-                for (int v = 0; v < V; ++v) x[v] = in[src.at(j + v)];
-            } else {
-#pragma unroll
-                for (int v = 0; v < V; ++v) {
-                    uint32_t one[1] = {0u};
-                    if (j + v < nb) src.template tags<1>(j + v, false, one);
-                    t[v] = one[0];
-                    x[v] = j + v < nb ? in[src.at(j + v)] : op.identity();
-                }
-            }
-#pragma unroll
-            for (int v = 0; v < V; ++v) {
-                items[k][v] = Item{t[v], x[v]};
-                if (t[v] & kSegHead) head_mask |= 1u << (k * V + v);
-            }
+        for (int u = 0; u < U; ++u) {
+            const size_t row = (g0 + u) * rows_per_group + sub;
+            const bool live = row < a.rows;
+            const T *in = live ? a.in + row * a.pitch : a.in;
+            load_lane<T, V>(in, col, a.row_len, aligned, live, op.identity(), x[u]);
+            init[u] = live && a.seg_init ? a.seg_init[row] : op.identity();
         }
-
-        // Item 0 is a head, so every item has its row's head at or before
-        // it inside the tile: nothing flows in from outside.
-        Item aggregate;
-        NoBlockPrefix none;
-        BlockScan<Item, BLOCK>(temp).template ScanWarpStriped<K, V>(items, a.exclusive, pop, aggregate, none);
-
 #pragma unroll
-        for (int k = 0; k < K; ++k) {
-            const size_t j = first + static_cast<size_t>(k) * kWarpThreads * V;
+        for (int u = 0; u < U; ++u) {
+            const size_t row = (g0 + u) * rows_per_group + sub;
+            const bool live = row < a.rows;
+            T incl;
+            const T before = lane_prefix(lane_fold<T, V>(x[u], op), op, log_g, pos, &incl);
             T y[V];
+            lane_outputs<T, V>(a.seg_init ? op(init[u], before) : before, x[u], op, a.exclusive, y);
+            store_lane<T, V>(live ? a.out + row * a.pitch : a.out, col, a.row_len, aligned, live, y);
+        }
+    }
+}
+
+// Rows of more than 32 V elements (up to the long-row threshold): one warp
+// per row, chunks of 32 V elements, K chunks loaded before any is scanned.
+// Each chunk: lane fold, warp Kogge-Stone, element = ((carry (+) lane
+// prefix) (+) x0) (+) ...; carry = carry (+) chunk total (a left fold).
+template <typename T, class Op, int BLOCK, int K, int MINB>
+__global__ void __launch_bounds__(BLOCK, MINB)
+    row_scan_warp_kernel(const RowScanArgs<T> a, const Op op, const bool aligned) {
+    constexpr int V = RowVector<T>::V;
+    constexpr size_t W = BLOCK / kWarpThreads;
+    constexpr size_t kChunk = size_t(kWarpThreads) * V;
+    const int lane = lane_id();
+    const size_t col = static_cast<size_t>(lane) * V;
+    const size_t stride = static_cast<size_t>(gridDim.x) * W;
+    for (size_t row = blockIdx.x * W + threadIdx.x / kWarpThreads; row < a.rows; row += stride) {
+        const T *in = a.in + row * a.pitch;
+        T *out = a.out + row * a.pitch;
+        T carry = a.seg_init ? a.seg_init[row] : op.identity();
+        for (size_t base = 0; base < a.row_len; base += K * kChunk) {
+            T x[K][V];
 #pragma unroll
-            for (int v = 0; v < V; ++v) {
-                const bool head = (head_mask >> (k * V + v)) & 1u;
-                const Item &it = items[k][v];
-                // Exclusive: a head starts from the identity (its pair prefix
-                // is the previous row's); others carry their row's prefix.
-                T val = (a.exclusive && head) ? op.identity() : it.value;
-                if (a.seg_init && j + v < nb) {
-                    uint32_t local;
-                    if (a.exclusive && head) {
-                        uint32_t own[1] = {0u};
-                        src.template tags<1>(j + v, false, own);
-                        local = own[0] & kSegIdMask;
-                    } else {
-                        local = it.tag & kSegIdMask;
-                    }
-                    val = op(a.seg_init[row0 + local], val);
-                }
-                y[v] = val;
-            }
-            if (vector_ok && j + V <= nb) {
-                store_vector<T, V>(out + src.at(j), y);
-            } else {
+            for (int k = 0; k < K; ++k)
+                load_lane<T, V>(in, base + k * kChunk + col, a.row_len, aligned, true, op.identity(), x[k]);
 #pragma unroll
-                for (int v = 0; v < V; ++v)
-                    if (j + v < nb) out[src.at(j + v)] = y[v];
+            for (int k = 0; k < K; ++k) {
+                if (base + k * kChunk >= a.row_len) break; // warp-uniform
+                T incl;
+                const T before = lane_prefix(lane_fold<T, V>(x[k], op), op, 5, lane, &incl);
+                const T total = shfl(incl, kWarpThreads - 1); // the chunk's total, in every lane
+                T y[V];
+                lane_outputs<T, V>(op(carry, before), x[k], op, a.exclusive, y);
+                store_lane<T, V>(out, base + k * kChunk + col, a.row_len, aligned, true, y);
+                carry = op(carry, total);
             }
         }
-        __syncthreads(); // the next tile reuses temp
     }
 }
 
@@ -254,18 +320,24 @@ __global__ void __launch_bounds__(BLOCK, MINB)
 
 } // namespace detail
 
-// The batched row scan for element type T. Short rows use tiles of
-// SBLOCK x SIPT (pair) items with at least SMINB resident blocks per SM,
-// long rows chunks of LBLOCK x LIPT items with at least LMINB (defaults from
-// tuning.cuh).
-template <typename T, int SBLOCK = SegScanTuning<sizeof(T)>::kBlockThreads,
-          int SIPT = SegScanTuning<sizeof(T)>::kItemsPerThread,
+// The batched row scan for element type T. Short rows (row_len <=
+// kShortTile) take the sub-warp kernel (rows of <= 32 V elements, SU row
+// groups per warp in flight) or the warp-per-row kernel (SK chunks in
+// flight), both in blocks of SBLOCK threads with at least SMINB resident
+// per SM; long rows take chunks of LBLOCK x LIPT items with at least LMINB
+// (defaults from tuning.cuh).
+template <typename T, int SBLOCK = RowScanTuning<sizeof(T)>::kShortBlockThreads,
+          int SU = RowScanTuning<sizeof(T)>::kShortGroupsPerWarp,
+          int SK = RowScanTuning<sizeof(T)>::kShortChunksPerWarp,
           int SMINB = RowScanTuning<sizeof(T)>::kShortMinBlocksPerSM, int LBLOCK = ScanTuning<sizeof(T)>::kBlockThreads,
           int LIPT = ScanTuning<sizeof(T)>::kItemsPerThread, int LMINB = scan_min_blocks<T>()>
 struct DeviceRowScan {
-    static constexpr size_t kShortTile = size_t(SBLOCK) * SIPT; // longest row of the short-row kernel
-    static constexpr size_t kChunk = size_t(LBLOCK) * LIPT;     // chunk of the long-row kernel
+    static_assert(SBLOCK % kWarpThreads == 0 && SU >= 1 && SK >= 1, "libscan: bad short-row tuning");
+    // Longest row of the short-row kernels.
+    static constexpr size_t kShortTile = RowScanTuning<sizeof(T)>::kShortMaxRowBytes / sizeof(T);
+    static constexpr size_t kChunk = size_t(LBLOCK) * LIPT; // chunk of the long-row kernel
     static constexpr size_t kMinRowsPerLaunch = RowScanTuning<sizeof(T)>::kMinRowsPerLaunch;
+    static constexpr size_t V = size_t(detail::RowVector<T>::V);
 
     // True when rows x row_len should take this path rather than the
     // look-back segmented scan: any number of short rows, or at least
@@ -281,16 +353,27 @@ struct DeviceRowScan {
     template <class Op> static cudaError_t run(const RowScanArgs<T> &a, Op op, cudaStream_t stream) {
         if (a.rows == 0 || a.row_len == 0) return cudaSuccess;
         if (a.pitch < a.row_len || a.in == nullptr || a.out == nullptr) return cudaErrorInvalidValue;
-        constexpr size_t V = detail::TileShape<T, LBLOCK, LIPT>::V;
-        static_assert(V == size_t(detail::TileShape<T, SBLOCK, SIPT>::V), "libscan: one vector width per type");
+        static_assert(V == size_t(detail::TileShape<T, LBLOCK, LIPT>::V), "libscan: one vector width per type");
+        // Every lane's first element sits at a multiple of V inside its row,
+        // so with these its 16-byte vector is aligned.
         const bool aligned = reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                              reinterpret_cast<uintptr_t>(a.out) % 16 == 0 && a.pitch % V == 0;
-        if (a.row_len <= kShortTile) {
-            const size_t per_tile = kShortTile / a.row_len;
-            const size_t tiles = (a.rows + per_tile - 1) / per_tile;
+        constexpr size_t W = SBLOCK / kWarpThreads;
+        const size_t lanes = (a.row_len + V - 1) / V;
+        if (a.row_len <= kShortTile && lanes <= size_t(kWarpThreads)) {
+            int log_g = 0;
+            while ((size_t(1) << log_g) < lanes) ++log_g;
+            const size_t rows_per_group = size_t(kWarpThreads) >> log_g;
+            const size_t groups = (a.rows + rows_per_group - 1) / rows_per_group;
+            const size_t tiles = (groups + W * SU - 1) / (W * SU);
             const size_t grid = tiles < detail::kRowScanMaxGrid ? tiles : detail::kRowScanMaxGrid;
-            detail::row_scan_short_kernel<T, Op, SBLOCK, SIPT, SMINB><<<static_cast<unsigned>(grid), SBLOCK, 0, stream>>>(
-                a, op, per_tile, tiles, aligned && a.row_len % V == 0);
+            detail::row_scan_subwarp_kernel<T, Op, SBLOCK, SU, SMINB>
+                <<<static_cast<unsigned>(grid), SBLOCK, 0, stream>>>(a, op, log_g, groups, aligned);
+        } else if (a.row_len <= kShortTile) {
+            const size_t blocks = (a.rows + W - 1) / W;
+            const size_t grid = blocks < detail::kRowScanMaxGrid ? blocks : detail::kRowScanMaxGrid;
+            detail::row_scan_warp_kernel<T, Op, SBLOCK, SK, SMINB>
+                <<<static_cast<unsigned>(grid), SBLOCK, 0, stream>>>(a, op, aligned);
         } else {
             const size_t grid = a.rows < detail::kRowScanMaxGrid ? a.rows : detail::kRowScanMaxGrid;
             detail::row_scan_long_kernel<T, Op, LBLOCK, LIPT, LMINB>

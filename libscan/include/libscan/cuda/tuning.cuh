@@ -72,19 +72,30 @@ template <size_t ELEMENT_BYTES> struct SegScanTuning {
     static constexpr int kItemsPerThread = ELEMENT_BYTES <= 4 ? 16 : (ELEMENT_BYTES <= 8 ? 8 : 1);
 };
 
-// Batched row scan (row_scan.cuh): rows need no look-back, so the short-row
-// kernel uses SegScanTuning's tile and the long-row kernel ScanTuning's tile
-// as its chunk. kMinRowsPerLaunch: rows longer than the short-row tile take
-// the one-block-per-row kernel only when there are at least this many rows,
-// about the blocks an H100 keeps resident (132 SMs x 4 = 528); fewer long
-// rows would leave SMs idle and keep the look-back path (segmented.cuh).
-// kShortMinBlocksPerSM goes to the short-row kernel's __launch_bounds__
-// (1: registers left to the compiler, about 124 for 4-byte pairs, so 2
-// blocks of 256 per SM).
-// Provisional, to be measured by bench_segmented.
+// Batched row scan (row_scan.cuh). Rows need no look-back.
+// kShortMaxRowBytes: rows of up to this many bytes (4096 elements of 4
+// bytes, 2048 of 8) take the short-row kernels, which need no shared memory:
+// rows of <= 32 x 16 bytes are scanned by 2^k lanes each, several rows per
+// warp, kShortGroupsPerWarp row groups loaded before any is scanned; longer
+// ones by one warp per row, kShortChunksPerWarp chunks of 32 x 16 bytes
+// loaded before any is scanned. Blocks of kShortBlockThreads;
+// kShortMinBlocksPerSM goes to __launch_bounds__ (4 x 256 threads caps the
+// registers at 64). kMinRowsPerLaunch: longer rows take the one-block-per-row
+// kernel (ScanTuning's tile as its chunk) only when there are at least this
+// many, about the blocks an H100 keeps resident (132 SMs x 4 = 528); fewer
+// long rows would leave SMs idle and keep the look-back path (segmented.cuh).
+// None of these change the association except kShortMaxRowBytes (which
+// kernel a row length takes).
+// Provisional: the short-row values are not measured yet (bench_segmented,
+// 2^22 rows x 64 u32, on the H100); kMinRowsPerLaunch and the row-length
+// limit are the earlier kernels' values, kept.
 template <size_t ELEMENT_BYTES> struct RowScanTuning {
     static constexpr size_t kMinRowsPerLaunch = 512;
-    static constexpr int kShortMinBlocksPerSM = 1;
+    static constexpr size_t kShortMaxRowBytes = 16384;
+    static constexpr int kShortBlockThreads = 256;
+    static constexpr int kShortGroupsPerWarp = 4;
+    static constexpr int kShortChunksPerWarp = 4;
+    static constexpr int kShortMinBlocksPerSM = 4;
 };
 
 } // namespace libscan
