@@ -71,49 +71,80 @@ template <typename K> struct HistogramParams {
     unsigned long long *hist; // [passes][kRadix], zeroed before launch
 };
 
+// Each block counts into shared histograms, kParts copies per pass taken by
+// lane % kParts so that lanes with equal digits rarely hit one address, and
+// adds them to the global counts at the end. A round loads IPT keys per
+// thread with 16-byte vectors where aligned; the per-pass shifts and masks
+// are fixed for the launch and the pass loop is unrolled, so a key costs a
+// shift, a mask and one shared atomic per pass (ncu, 2^28 u32: the first
+// version, with the digit arithmetic and a warp vote per key and pass, took
+// 1.36 ms against CUB's 0.46 ms).
 template <typename K, int BLOCK, int IPT>
 __global__ void __launch_bounds__(BLOCK) histogram_kernel(const HistogramParams<K> p) {
-    // +1: a bin for the padding lanes of the last round (never read).
-    __shared__ unsigned s_hist[kMaxPasses][kRadix + 1];
-    for (int i = threadIdx.x; i < kMaxPasses * (kRadix + 1); i += BLOCK) (&s_hist[0][0])[i] = 0;
+    constexpr int kPasses = int(sizeof(K)) * 8 / kRadixBits < kMaxPasses ? int(sizeof(K)) * 8 / kRadixBits : kMaxPasses;
+    constexpr int kParts = HistogramTuning::kParts;
+    constexpr int V = 16 / int(sizeof(K)); // keys per 16-byte vector
+    static_assert(IPT % V == 0, "radixsort: histogram items per thread must fill whole vectors");
+    __shared__ unsigned s_hist[kPasses][kParts][kRadix];
+    for (int i = threadIdx.x; i < kPasses * kParts * kRadix; i += BLOCK) (&s_hist[0][0][0])[i] = 0;
     __syncthreads();
 
-    const int lane = threadIdx.x & 31;
+    const int lane = threadIdx.x & 31, part = lane % kParts;
+    unsigned shift[kPasses], mask[kPasses];
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+        shift[pass] = p.first_shift + unsigned(pass) * kRadixBits;
+        const unsigned bits = pass < p.passes ? min(unsigned(kRadixBits), p.end_bit - shift[pass]) : 0u;
+        mask[pass] = (1u << bits) - 1u;
+        if (pass >= p.passes) shift[pass] = 0;
+    }
+    const bool vec_ok = reinterpret_cast<uintptr_t>(p.keys) % 16 == 0;
+
     constexpr size_t kChunk = size_t(BLOCK) * IPT;
     for (size_t base = size_t(blockIdx.x) * kChunk; base < p.n; base += size_t(gridDim.x) * kChunk) {
         K keys[IPT];
-        bool ok[IPT];
+        unsigned ok = 0; // bit k: keys[k] is an input key
+        if (vec_ok && p.n - base >= kChunk) {
 #pragma unroll
-        for (int k = 0; k < IPT; ++k) {
-            const size_t i = base + size_t(k) * BLOCK + threadIdx.x;
-            ok[k] = i < p.n;
-            keys[k] = ok[k] ? p.keys[i] : K(0);
+            for (int v = 0; v < IPT / V; ++v) {
+                const uint4 r = reinterpret_cast<const uint4 *>(p.keys + base)[size_t(v) * BLOCK + threadIdx.x];
+                memcpy(&keys[v * V], &r, 16);
+            }
+            ok = IPT == 32 ? ~0u : (1u << IPT) - 1u;
+        } else {
+#pragma unroll
+            for (int k = 0; k < IPT; ++k) {
+                // Same positions as the vector path: vector v of thread t.
+                const size_t i = base + (size_t(k / V) * BLOCK + threadIdx.x) * V + k % V;
+                keys[k] = i < p.n ? p.keys[i] : K(0);
+                if (i < p.n) ok |= 1u << k;
+            }
         }
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             const K m = p.codec.map(keys[k]);
-            for (int pass = 0; pass < p.passes; ++pass) {
-                const unsigned shift = p.first_shift + unsigned(pass) * kRadixBits;
-                const unsigned bits = min(unsigned(kRadixBits), p.end_bit - shift);
-                const unsigned d = ok[k] ? (static_cast<unsigned>(static_cast<K>(m >> shift)) & ((1u << bits) - 1u))
-                                         : unsigned(kRadix);
-                if constexpr (HistogramTuning::kMatchAny) {
-                    const unsigned peers = __match_any_sync(libscan::kFullMask, d);
-                    if (lane == __ffs(peers) - 1) atomicAdd(&s_hist[pass][d], unsigned(__popc(peers)));
-                } else {
-                    const unsigned d0 = __shfl_sync(libscan::kFullMask, d, 0);
-                    if (__all_sync(libscan::kFullMask, d == d0)) {
-                        if (lane == 0) atomicAdd(&s_hist[pass][d0], 32u);
-                    } else {
-                        atomicAdd(&s_hist[pass][d], 1u);
-                    }
+            const bool valid = (ok >> k) & 1u;
+            // A warp of equal keys (sorted runs, few distinct values) would
+            // serialise 32 atomics on one address: lane 0 adds 32 instead.
+            const bool uniform = __all_sync(libscan::kFullMask, valid && m == __shfl_sync(libscan::kFullMask, m, 0));
+#pragma unroll
+            for (int pass = 0; pass < kPasses; ++pass) {
+                if (pass >= p.passes) break;
+                const unsigned d = static_cast<unsigned>(m >> shift[pass]) & mask[pass];
+                if (uniform) {
+                    if (lane == 0) atomicAdd(&s_hist[pass][0][d], 32u);
+                } else if (valid) {
+                    atomicAdd(&s_hist[pass][part][d], 1u);
                 }
             }
         }
     }
     __syncthreads();
     for (int i = threadIdx.x; i < p.passes * kRadix; i += BLOCK) {
-        const unsigned c = s_hist[i / kRadix][i % kRadix];
+        const int pass = i / kRadix, d = i % kRadix;
+        unsigned c = 0;
+#pragma unroll
+        for (int q = 0; q < kParts; ++q) c += s_hist[pass][q][d];
         if (c) atomicAdd(p.hist + i, static_cast<unsigned long long>(c));
     }
 }

@@ -36,12 +36,9 @@ template <bool PAIRS> struct PassTuning<8, PAIRS> {
 // round, blocks per SM of the grid-stride grid.
 struct HistogramTuning {
     static constexpr int kBlockThreads = 256;
-    static constexpr int kItemsPerThread = 8;
+    static constexpr int kItemsPerThread = 16; // four 16-byte loads of 4-byte keys per round
     static constexpr int kBlocksPerSm = 4;
-    // true: warp-aggregate equal digits with __match_any_sync before the
-    // shared atomics (helps few-distinct-keys inputs, costs on uniform ones);
-    // false: plain atomics, with a fast path when a whole warp shares a digit.
-    static constexpr bool kMatchAny = false;
+    static constexpr int kParts = 4; // shared histogram copies per pass (by lane % kParts)
 };
 
 // Status words of the look-back: 32-bit (2-bit flag + 30-bit count) while
