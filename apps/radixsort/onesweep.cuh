@@ -126,7 +126,9 @@ __global__ void __launch_bounds__(BLOCK) histogram_kernel(const HistogramParams<
             const bool valid = (ok >> k) & 1u;
             // A warp of equal keys (sorted runs, few distinct values) would
             // serialise 32 atomics on one address: lane 0 adds 32 instead.
-            const bool uniform = __all_sync(libscan::kFullMask, valid && m == __shfl_sync(libscan::kFullMask, m, 0));
+            // (Every lane takes part in the shuffle: no short-circuit around it.)
+            const K first = static_cast<K>(__shfl_sync(libscan::kFullMask, m, 0));
+            const bool uniform = __all_sync(libscan::kFullMask, valid && m == first);
 #pragma unroll
             for (int pass = 0; pass < kPasses; ++pass) {
                 if (pass >= p.passes) break;
