@@ -208,7 +208,8 @@ LIBSCAN_API libscan_status_t libscan_scan_temp_bytes(size_t count, libscan_dtype
  * segment is scanned as if it were an array of its own. Same dtypes,
  * operators, streams, temp, in-place (d_in == d_out allowed, partial overlap
  * is OVERLAP) and determinism rules as the plain scans; the association is
- * the plain scan's over (head, value) pairs. No carry-in or carry-out.
+ * the plain scan's over (head, value) pairs (matrix rows have their own
+ * fixed orders: see libscan_inclusive_scan_rows). No carry-in or carry-out.
  *
  * Segments are given one of three ways:
  *   head flags  one byte per element, non-zero starts a segment; element 0
