@@ -261,6 +261,30 @@ static unsigned char *fetch(const prep_t *p, unsigned char **base, const char *c
     return h + GUARD;
 }
 
+/* Runs the prepared case `runs` times (output re-poisoned each time) and
+ * fails unless every output is bitwise the first one. */
+static void expect_repeatable(prep_t *p, const scase_t *c, int runs, const char *what) {
+    unsigned char *first_base = NULL, *first = NULL;
+    for (int run = 0; run < runs; ++run) {
+        prep_poison(p, c);
+        LS_EXPECT(LIBSCAN_SUCCESS, prep_call(p, c));
+        CUDA_CHECK(cudaDeviceSynchronize());
+        unsigned char *b;
+        unsigned char *got = fetch(p, &b, what);
+        if (!first) {
+            first = got, first_base = b;
+            continue;
+        }
+        int same = memcmp(first, got, p->count * p->es) == 0;
+        free(b);
+        if (!same) {
+            free(first_base);
+            TFAIL("%s: run %d differs bitwise from run 0", what, run);
+        }
+    }
+    free(first_base);
+}
+
 static void check_case(const scase_t *c, uint64_t idx) {
     char ctx[512];
     describe(c, ctx, sizeof ctx);
@@ -533,25 +557,9 @@ static void test_float_determinism(void **state) {
             rng_init(&r, "determinism", (uint64_t)(f * 3 + mode));
             prep_t p;
             prep_make(&p, &c, &r);
-            unsigned char *first_base = NULL, *first = NULL;
-            for (int run = 0, runs = test_reps(20); run < runs; ++run) {
-                prep_poison(&p, &c);
-                LS_EXPECT(LIBSCAN_SUCCESS, prep_call(&p, &c));
-                CUDA_CHECK(cudaDeviceSynchronize());
-                unsigned char *b;
-                unsigned char *got = fetch(&p, &b, "determinism");
-                if (!first) {
-                    first = got, first_base = b;
-                    continue;
-                }
-                int same = memcmp(first, got, p.count * p.es) == 0;
-                free(b);
-                if (!same) {
-                    free(first_base);
-                    TFAIL("%s %s sum: run %d differs bitwise from run 0", mode_names[mode], f ? "f64" : "f32", run);
-                }
-            }
-            free(first_base);
+            char what[64];
+            snprintf(what, sizeof what, "%s %s sum", mode_names[mode], f ? "f64" : "f32");
+            expect_repeatable(&p, &c, test_reps(20), what);
             prep_free(&p, &c);
             check_case(&c, 7000 + (uint64_t)(f * 3 + mode));
         }
@@ -711,26 +719,9 @@ static void test_rows_determinism(void **state) {
             rng_init(&r, "rows determinism", (uint64_t)(f * 3 + kernel));
             prep_t p;
             prep_make(&p, &c, &r);
-            unsigned char *first_base = NULL, *first = NULL;
-            for (int run = 0, runs = test_reps(5); run < runs; ++run) {
-                prep_poison(&p, &c);
-                LS_EXPECT(LIBSCAN_SUCCESS, prep_call(&p, &c));
-                CUDA_CHECK(cudaDeviceSynchronize());
-                unsigned char *b;
-                unsigned char *got = fetch(&p, &b, "rows determinism");
-                if (!first) {
-                    first = got, first_base = b;
-                    continue;
-                }
-                int same = memcmp(first, got, p.count * p.es) == 0;
-                free(b);
-                if (!same) {
-                    free(first_base);
-                    TFAIL("rows %zu x %zu %s sum: run %d differs bitwise from run 0", c.rows, c.row_len,
-                          f ? "f64" : "f32", run);
-                }
-            }
-            free(first_base);
+            char what[96];
+            snprintf(what, sizeof what, "rows %zu x %zu %s sum", c.rows, c.row_len, f ? "f64" : "f32");
+            expect_repeatable(&p, &c, test_reps(5), what);
             prep_free(&p, &c);
             check_case(&c, 12000 + (uint64_t)(f * 3 + kernel));
         }
