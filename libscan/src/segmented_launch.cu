@@ -1,8 +1,10 @@
 // segmented_launch.cu -- the explicit instantiations behind the segmented
-// C API: one DeviceSegmentedScan per (dtype, op, way of giving segments),
-// and DeviceRowScan for the rows that its applies() takes (no temp there).
+// C API: DeviceFlagScan for head flags, DeviceSegmentedScan for offsets and
+// for the rows that DeviceRowScan's applies() does not take (no temp there),
+// per (dtype, op).
 #include "dispatch.cuh"
 #include "internal.h"
+#include "libscan/cuda/flag_scan.cuh"
 #include "libscan/cuda/row_scan.cuh"
 #include "libscan/cuda/segmented.cuh"
 
@@ -22,10 +24,8 @@ template <typename T, class Op> cudaError_t launch(const libscan__seg_call_t &c,
     a.seg_init = static_cast<const T *>(c.seg_init);
     const bool aligned = reinterpret_cast<uintptr_t>(c.in) % 16 == 0 && reinterpret_cast<uintptr_t>(c.out) % 16 == 0;
     switch (c.mode) {
-    case LIBSCAN_SEGMENTS_FLAGS: {
-        libscan::FlagHeads src{c.flags, aligned && reinterpret_cast<uintptr_t>(c.flags) % 4 == 0};
-        return Scan::template run<libscan::SegTags::kCount>(a, src, Op(), c.temp, c.temp_bytes, stream);
-    }
+    case LIBSCAN_SEGMENTS_FLAGS:
+        return libscan::DeviceFlagScan<T>::run(a, c.flags, Op(), c.temp, c.temp_bytes, stream);
     case LIBSCAN_SEGMENTS_ROWS: {
         const size_t rows = c.row_len ? c.count / c.row_len : 0;
         if (libscan::DeviceRowScan<T>::applies(rows, c.row_len)) {
@@ -46,6 +46,7 @@ template <typename T, class Op> cudaError_t launch(const libscan__seg_call_t &c,
 template <typename T> size_t temp_bytes(size_t count, libscan_segments_t mode) {
     using Scan = libscan::DeviceSegmentedScan<T>;
     if (count == 0) return 0;
+    if (mode == LIBSCAN_SEGMENTS_FLAGS) return libscan::DeviceFlagScan<T>::temp_bytes(count);
     return Scan::state_bytes(count) + (mode == LIBSCAN_SEGMENTS_OFFSETS ? Scan::offsets_extra_bytes(count) : 0);
 }
 

@@ -207,9 +207,29 @@ LIBSCAN_API libscan_status_t libscan_scan_temp_bytes(size_t count, libscan_dtype
  * A segmented scan restarts at the first element of every segment: each
  * segment is scanned as if it were an array of its own. Same dtypes,
  * operators, streams, temp, in-place (d_in == d_out allowed, partial overlap
- * is OVERLAP) and determinism rules as the plain scans; the association is
- * the plain scan's over (head, value) pairs (matrix rows have their own
- * fixed orders: see libscan_inclusive_scan_rows). No carry-in or carry-out.
+ * is OVERLAP) and determinism rules as the plain scans. No carry-in or
+ * carry-out.
+ *
+ * Association. A segmented scan is a scan of (head, value) pairs whose value
+ * restarts at every head, so only elements of one segment are ever combined,
+ * the earlier always on the left. The order is fixed by the dtype's element
+ * size (and, for rows, the shape), so float results are bitwise the same on
+ * every run:
+ *   head flags  tiles of 8192 elements of 4 bytes (4096 of 8); thread t of a
+ *               tile takes the 32 (16) consecutive elements from 32 t (16 t)
+ *               and folds them left to right; the 32 thread totals of a warp
+ *               are combined by a fixed Kogge-Stone tree (steps 1, 2, 4, 8,
+ *               16), the warp totals of a tile likewise, and tiles by the
+ *               plain scan's look-back order; an element is then ((tile
+ *               prefix (+) warps before) (+) threads before in its warp)
+ *               (+) its thread's elements before it, left to right;
+ *   offsets     the plain scan's association over pairs (16-byte vectors
+ *               striped over a warp), in tiles of 4096 elements of 4 bytes
+ *               (2048 of 8);
+ *   rows        see libscan_inclusive_scan_rows.
+ * The tile sizes are tuning values (libscan/cuda/tuning.cuh) and may change
+ * between versions; the rule that the result depends on nothing but the
+ * element size and the segments does not.
  *
  * Segments are given one of three ways:
  *   head flags  one byte per element, non-zero starts a segment; element 0

@@ -12,7 +12,8 @@
 // 31 bits carry what a per-segment initial value needs:
 //
 //   SegTags::kCount    heads counted (31 bits, modular): the segment number
-//                      of an element is (inclusive count - 1). Head flags.
+//                      of an element is (inclusive count - 1). Head flags,
+//                      whose kernel is flag_scan.cuh's (pairs per thread only).
 //   SegTags::kLatest   the id of the latest head wins: segment offsets and
 //                      matrix rows, where a head knows its segment number.
 //
@@ -20,9 +21,10 @@
 // results are bitwise repeatable. With per-segment initial values the result
 // is init[s] (+) (the segment's own scan).
 //
-// Heads come from a source functor (see FlagHeads, TagHeads, RowHeads) that
-// also maps the scan's logical index to the element's address, which is what
-// lets one kernel serve flags, offsets and strided matrix rows.
+// Heads come from a source functor (see TagHeads, RowHeads) that also maps
+// the scan's logical index to the element's address, which is what lets one
+// kernel serve offsets and strided matrix rows. Head flags have a kernel of
+// their own with larger tiles (flag_scan.cuh) over the same pairs.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -62,32 +64,6 @@ template <typename T, class Op, SegTags TAGS> struct SegmentedOp {
 // Each gives, for logical index j, the element's offset in the arrays
 // (`at`), its tag (`tag`), and whether V consecutive indices from j are
 // contiguous and 16-byte loadable (`vector_ok`).
-
-// One byte per element, non-zero = head; element 0 always starts a segment.
-struct FlagHeads {
-    const uint8_t *flags;
-    bool aligned; // flags, in and out aligned for vector access
-    __device__ __forceinline__ size_t at(size_t j) const { return j; }
-    template <int V> __device__ __forceinline__ void tags(size_t j, bool vec, uint32_t (&t)[V]) const {
-        uint8_t f[V];
-        if constexpr (V == 4) {
-            if (vec) {
-                uint32_t w = *reinterpret_cast<const uint32_t *>(flags + j);
-#pragma unroll
-                for (int v = 0; v < 4; ++v) f[v] = static_cast<uint8_t>(w >> (8 * v));
-            } else {
-#pragma unroll
-                for (int v = 0; v < 4; ++v) f[v] = flags[j + v];
-            }
-        } else {
-#pragma unroll
-            for (int v = 0; v < V; ++v) f[v] = flags[j + v];
-        }
-#pragma unroll
-        for (int v = 0; v < V; ++v) t[v] = (f[v] != 0 || j + v == 0) ? (kSegHead | 1u) : 0u;
-    }
-    __device__ __forceinline__ bool vector_ok(size_t) const { return aligned; }
-};
 
 // One 32-bit tag per element, prepared from segment offsets
 // (kSegHead | segment id at the first element of each non-empty segment).

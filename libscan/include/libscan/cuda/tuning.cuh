@@ -72,6 +72,32 @@ template <size_t ELEMENT_BYTES> struct SegScanTuning {
     static constexpr int kItemsPerThread = ELEMENT_BYTES <= 4 ? 16 : (ELEMENT_BYTES <= 8 ? 8 : 1);
 };
 
+// Head-flag segmented scan (flag_scan.cuh): values in registers and a
+// per-warp shared staging area (128 bytes per thread, 32 KB per block of
+// 256), heads as a bit mask, so the tile is the plain scan's (at most 32
+// items per thread, the width of the head mask). The tile shape fixes the
+// association of the flags path; kMinBlocksPerSM goes to __launch_bounds__
+// and does not. Provisional, to be measured by bench_segmented on the H100
+// (2^28 u32 sums, mean segment length 1000 and lengths 1..32): 4-byte
+// 256 x 32 with 4 blocks per SM (ptxas, CUDA 13.0: 48-54 registers, no
+// spills), 8-byte 256 x 16 with the compiler's choice (69-74 registers, no
+// spills: 3 blocks per SM).
+template <size_t ELEMENT_BYTES> struct FlagScanTuning {
+    static constexpr int kBlockThreads = 256;
+    static constexpr int kItemsPerThread = ELEMENT_BYTES >= 128 ? 1 : (128 / ELEMENT_BYTES > 32 ? 32 : int(128 / ELEMENT_BYTES));
+    static constexpr int kMinBlocksPerSM = 1;
+};
+template <> struct FlagScanTuning<4> {
+    static constexpr int kBlockThreads = 256;
+    static constexpr int kItemsPerThread = 32;
+    static constexpr int kMinBlocksPerSM = 4;
+};
+template <> struct FlagScanTuning<8> {
+    static constexpr int kBlockThreads = 256;
+    static constexpr int kItemsPerThread = 16;
+    static constexpr int kMinBlocksPerSM = 1;
+};
+
 // Batched row scan (row_scan.cuh). Rows need no look-back.
 // kShortMaxRowBytes: rows of up to this many bytes (4096 elements of 4
 // bytes, 2048 of 8) take the short-row kernels, which need no shared memory:
