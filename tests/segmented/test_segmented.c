@@ -5,8 +5,14 @@
  * Every case: fresh seeded random input, the output poisoned with 0xFF and
  * surrounded by poisoned guard bytes, every element compared (elements
  * outside every segment must keep their poison, or their input when in
- * place), guards checked, every status and CUDA call checked. Tiles are
- * 4096 elements for 4-byte and 2048 for 8-byte types.
+ * place), guards checked, every status and CUDA call checked.
+ *
+ * Head flags take their own kernel (flag_scan.cuh): tiles of 256 threads x
+ * 32 consecutive elements for 4-byte types (8192) and 256 x 16 for 8-byte
+ * ones (4096); the test_flags_* cases aim at its tile and thread edges,
+ * misaligned pointers (scalar paths) and the issue's segment lengths.
+ * Offsets and the look-back fallback of rows use the generic segmented
+ * kernel, tiles of 4096 elements for 4-byte and 2048 for 8-byte types.
  *
  * Rows take one of four kernels, chosen from the shape alone (row_scan.cuh,
  * tuning.cuh), with V = 16 / element size: row_len <= 32 V: G lanes per row
@@ -31,7 +37,8 @@
 #define GUARD 512 /* poisoned bytes on each side of the output */
 
 enum { M_FLAGS = 0, M_OFFSETS = 1, M_ROWS = 2 };
-enum { L_ONE, L_32, L_R100, L_R100K, L_ALL, L_TILES };
+enum { L_ONE, L_32, L_R100, L_R100K, L_ALL, L_TILES, L_R32, L_R2000, L_IPT, L_FTILE, L_EDGES };
+enum { MIS_IN = 1, MIS_OUT = 2, MIS_FLAGS = 4 };
 static const char *const mode_names[3] = {"flags", "offsets", "rows"};
 
 static const libscan_dtype_t dtypes[6] = {LIBSCAN_U32, LIBSCAN_I32, LIBSCAN_U64, LIBSCAN_I64, LIBSCAN_F32, LIBSCAN_F64};
@@ -44,7 +51,7 @@ typedef struct scase {
     size_t n;    /* flags/offsets: elements inside segments */
     int lens;    /* L_* */
     int seg_init, caller_temp, in_place, trust, first_unflagged, empties;
-    int misalign;                   /* in and out start one element past a 16-byte boundary */
+    int misalign;                   /* MIS_* bits: start one element (flags: one byte) past a 16-byte boundary */
     size_t lead, tail;              /* offsets: elements before offsets[0] / after offsets[S] */
     size_t rows, row_len, pitch;    /* rows */
 } scase_t;
@@ -58,6 +65,20 @@ static void *xmalloc(size_t bytes) {
 }
 
 static size_t tile_elems(libscan_dtype_t dt) { return seg_esize(dt) == 4 ? 4096 : 2048; }
+
+/* The head-flag kernel (flag_scan.cuh, FlagScanTuning in tuning.cuh): tiles
+ * of 256 threads x flag_ipt() consecutive elements each. */
+static size_t flag_ipt(libscan_dtype_t dt) { return seg_esize(dt) == 4 ? 32 : 16; }
+static size_t flag_tile(libscan_dtype_t dt) { return 256 * flag_ipt(dt); }
+
+/* L_EDGES: heads on the flag kernel's tile and thread edges (first, second
+ * and last element of every tile; the first element of every fifth thread,
+ * the last of every seventh). */
+static int edge_head(libscan_dtype_t dt, size_t i) {
+    const size_t t = flag_tile(dt), ipt = flag_ipt(dt), in_tile = i % t;
+    return in_tile == 0 || in_tile == 1 || in_tile == t - 1 || (i % ipt == 0 && (i / ipt) % 5 == 2) ||
+           (i % ipt == ipt - 1 && (i / ipt) % 7 == 3);
+}
 
 /* The rows path (libscan/include/libscan/cuda/row_scan.cuh, tuning.cuh):
  * the short-row kernel takes row_len <= tile_elems(); the long-row kernel
@@ -99,6 +120,10 @@ static size_t next_len(rng_t *r, const scase_t *c) {
     case L_R100: return 1 + rng_below(r, 100);
     case L_R100K: return 1 + rng_below(r, 100000);
     case L_TILES: return 2 * t + rng_below(r, 6 * t);
+    case L_R32: return 1 + rng_below(r, 32);
+    case L_R2000: return 1 + rng_below(r, 1999); /* mean 1000, as in issue 3 */
+    case L_IPT: return flag_ipt(c->dt);
+    case L_FTILE: return flag_tile(c->dt);
     default: return c->n ? c->n : 1;
     }
 }
@@ -133,7 +158,8 @@ typedef struct prep {
     unsigned char *h_in, *h_flags, *h_init;
     uint64_t *h_offs;
     unsigned char *d_in, *d_in_base, *d_out_base, *d_out, *d_flags, *d_init, *d_temp;
-    size_t shift; /* bytes d_in / d_out sit past their allocation's start (misalign) */
+    size_t shift_in, shift_out, shift_flags; /* bytes each sits past its allocation's start (misalign) */
+    unsigned char *d_flags_base;
     uint64_t *d_offs;
     size_t temp_bytes;
 } prep_t;
@@ -148,9 +174,14 @@ static void prep_make(prep_t *p, const scase_t *c, rng_t *r) {
         p->count = c->n;
         p->h_flags = xmalloc(p->count);
         memset(p->h_flags, 0, p->count);
-        for (size_t b = 0; b < p->count;) {
-            p->h_flags[b] = (unsigned char)(1 + rng_below(r, 255)); /* any non-zero byte starts a segment */
-            b += next_len(r, c);
+        if (c->lens == L_EDGES) {
+            for (size_t i = 0; i < p->count; ++i)
+                if (edge_head(c->dt, i)) p->h_flags[i] = (unsigned char)(1 + rng_below(r, 255));
+        } else {
+            for (size_t b = 0; b < p->count;) {
+                p->h_flags[b] = (unsigned char)(1 + rng_below(r, 255)); /* any non-zero byte starts a segment */
+                b += next_len(r, c);
+            }
         }
         if (p->count && c->first_unflagged) p->h_flags[0] = 0;
         p->nseg = seg_count_flags(p->h_flags, p->count);
@@ -180,26 +211,29 @@ static void prep_make(prep_t *p, const scase_t *c, rng_t *r) {
         p->nseg = s;
     }
     const size_t bytes = p->count * p->es;
-    p->shift = c->misalign ? p->es : 0;
+    p->shift_in = c->misalign & MIS_IN ? p->es : 0;
+    p->shift_out = c->misalign & MIS_OUT ? p->es : 0;
+    p->shift_flags = c->misalign & MIS_FLAGS ? 1 : 0;
     p->h_in = xmalloc(bytes);
     fill_random(r, c->dt, c->op, p->h_in, p->count);
     if (c->seg_init) {
         p->h_init = xmalloc(p->nseg * p->es);
         fill_random(r, c->dt, c->op, p->h_init, p->nseg);
     }
-    CUDA_CHECK(cudaMalloc((void **)&p->d_out_base, bytes + 2 * GUARD + p->shift));
-    p->d_out = p->d_out_base + p->shift + GUARD;
+    CUDA_CHECK(cudaMalloc((void **)&p->d_out_base, bytes + 2 * GUARD + p->shift_out));
+    p->d_out = p->d_out_base + p->shift_out + GUARD;
     if (c->in_place) {
-        CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, bytes + 2 * GUARD + p->shift));
+        CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, bytes + 2 * GUARD + p->shift_out));
         if (bytes) CUDA_CHECK(cudaMemcpy(p->d_out, p->h_in, bytes, cudaMemcpyHostToDevice));
         p->d_in = p->d_out;
     } else {
-        CUDA_CHECK(cudaMalloc((void **)&p->d_in_base, bytes + p->shift ? bytes + p->shift : 1));
-        p->d_in = p->d_in_base + p->shift;
+        CUDA_CHECK(cudaMalloc((void **)&p->d_in_base, bytes + p->shift_in ? bytes + p->shift_in : 1));
+        p->d_in = p->d_in_base + p->shift_in;
         if (bytes) CUDA_CHECK(cudaMemcpy(p->d_in, p->h_in, bytes, cudaMemcpyHostToDevice));
     }
     if (p->h_flags) {
-        CUDA_CHECK(cudaMalloc((void **)&p->d_flags, p->count ? p->count : 1));
+        CUDA_CHECK(cudaMalloc((void **)&p->d_flags_base, p->count + p->shift_flags ? p->count + p->shift_flags : 1));
+        p->d_flags = p->d_flags_base + p->shift_flags;
         if (p->count) CUDA_CHECK(cudaMemcpy(p->d_flags, p->h_flags, p->count, cudaMemcpyHostToDevice));
     }
     if (p->h_offs) {
@@ -218,14 +252,14 @@ static void prep_make(prep_t *p, const scase_t *c, rng_t *r) {
 }
 
 static void prep_poison(prep_t *p, const scase_t *c) {
-    CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, p->count * p->es + 2 * GUARD + p->shift));
+    CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, p->count * p->es + 2 * GUARD + p->shift_out));
     if (c->in_place && p->count) CUDA_CHECK(cudaMemcpy(p->d_out, p->h_in, p->count * p->es, cudaMemcpyHostToDevice));
 }
 
 static void prep_free(prep_t *p, const scase_t *c) {
     if (!c->in_place) CUDA_CHECK(cudaFree(p->d_in_base));
     CUDA_CHECK(cudaFree(p->d_out_base));
-    if (p->d_flags) CUDA_CHECK(cudaFree(p->d_flags));
+    if (p->d_flags_base) CUDA_CHECK(cudaFree(p->d_flags_base));
     if (p->d_offs) CUDA_CHECK(cudaFree(p->d_offs));
     if (p->d_init) CUDA_CHECK(cudaFree(p->d_init));
     if (p->d_temp) CUDA_CHECK(cudaFree(p->d_temp));
@@ -251,7 +285,7 @@ static libscan_status_t prep_call(const prep_t *p, const scase_t *c) {
 static unsigned char *fetch(const prep_t *p, unsigned char **base, const char *ctx) {
     const size_t bytes = p->count * p->es;
     unsigned char *h = xmalloc(bytes + 2 * GUARD);
-    CUDA_CHECK(cudaMemcpy(h, p->d_out_base + p->shift, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h, p->d_out_base + p->shift_out, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < GUARD; ++i)
         if (h[i] != 0xFF || h[GUARD + bytes + i] != 0xFF) {
             free(h);
@@ -657,7 +691,7 @@ static void test_rows_misaligned(void **state) {
             for (int ip = 0; ip < 2; ++ip) {
                 scase_t c = base_case(dtypes[d], ops[(d + l) % 3], (l + ip) & 1, M_ROWS);
                 c.rows = 777, c.row_len = lens[l], c.pitch = lens[l] + (l & 1 ? 4 : 0);
-                c.misalign = 1, c.in_place = ip, c.seg_init = (l + d) & 1;
+                c.misalign = MIS_IN | MIS_OUT, c.in_place = ip, c.seg_init = (l + d) & 1;
                 check_case(&c, idx++);
             }
 }
@@ -727,6 +761,153 @@ static void test_rows_determinism(void **state) {
         }
 }
 
+/* ---- head-flag kernel (flag_scan.cuh) ------------------------------------ */
+
+static scase_t flags_case(libscan_dtype_t dt, libscan_op_t op, int excl, size_t n, int lens) {
+    scase_t c = base_case(dt, op, excl, M_FLAGS);
+    c.n = n, c.lens = lens;
+    return c;
+}
+
+/* Sizes around the flag tile: tile - 1 (one partial tile), tile, tile + 1
+ * (a second tile of one element), 3 tiles + 5; all heads, segments of
+ * 1..32 and segments of exactly one thread's items; every dtype, the three
+ * ops spread over them, inclusive and exclusive, per-segment initial values
+ * and in place on some. */
+static void test_flags_tile_sizes(void **state) {
+    (void)state;
+    test_require_gpu();
+    static const int lens[3] = {L_ONE, L_R32, L_IPT};
+    uint64_t idx = 15000;
+    for (int d = 0; d < 6; ++d) {
+        const size_t t = flag_tile(dtypes[d]);
+        const size_t sizes[4] = {t - 1, t, t + 1, 3 * t + 5};
+        for (int s = 0; s < 4; ++s)
+            for (int l = 0; l < 3; ++l)
+                for (int e = 0; e < 2; ++e) {
+                    scase_t c = flags_case(dtypes[d], ops[(d + s + l) % 3], e, sizes[s], lens[l]);
+                    c.seg_init = (s + e) & 1, c.in_place = (l + s) & 1, c.first_unflagged = l == 1;
+                    check_case(&c, idx++);
+                }
+    }
+}
+
+/* Heads exactly on the kernel's edges: every thread boundary (segments of
+ * exactly IPT), every tile boundary only (segments of one tile), and the
+ * L_EDGES mix (tile first/second/last element, some thread starts and ends),
+ * with a partial last tile; every dtype, inclusive and exclusive, with and
+ * without initial values. */
+static void test_flags_edges(void **state) {
+    (void)state;
+    test_require_gpu();
+    static const int lens[3] = {L_IPT, L_FTILE, L_EDGES};
+    uint64_t idx = 16000;
+    for (int d = 0; d < 6; ++d) {
+        const size_t n = 5 * flag_tile(dtypes[d]) + 77;
+        for (int l = 0; l < 3; ++l)
+            for (int e = 0; e < 2; ++e)
+                for (int si = 0; si < 2; ++si) {
+                    scase_t c = flags_case(dtypes[d], ops[(d + l + e) % 3], e, n, lens[l]);
+                    c.seg_init = si;
+                    check_case(&c, idx++);
+                }
+    }
+}
+
+/* Every element a head, and no head after element 0 (flagged or not) across
+ * many tiles: the pair tags carry all heads / none through the look-back. */
+static void test_flags_all_or_no_heads(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 17000;
+    for (int d = 0; d < 6; ++d)
+        for (int e = 0; e < 2; ++e) {
+            scase_t c = flags_case(dtypes[d], ops[(d + e) % 3], e, 4 * flag_tile(dtypes[d]) + 3, L_ONE);
+            c.seg_init = e;
+            check_case(&c, idx++);
+            c = flags_case(dtypes[d], e ? LIBSCAN_OP_MAX : LIBSCAN_OP_SUM, e,
+                           test_capped_n(40 * flag_tile(dtypes[d]) + 11, 1), L_ALL);
+            c.seg_init = !e;
+            check_case(&c, idx++);
+            c.first_unflagged = 1;
+            c.seg_init = e;
+            check_case(&c, idx++);
+        }
+}
+
+/* d_in, d_out and d_flags each one element (flags: one byte) past a 16-byte
+ * boundary, and all three: the kernel must take its scalar loads and stores
+ * (values) or byte loads (flags) and still be right, full tiles included;
+ * out of place and in place. */
+static void test_flags_misaligned(void **state) {
+    (void)state;
+    test_require_gpu();
+    static const int mis[4] = {MIS_IN, MIS_OUT, MIS_FLAGS, MIS_IN | MIS_OUT | MIS_FLAGS};
+    uint64_t idx = 18000;
+    for (int d = 0; d < 6; ++d)
+        for (int m = 0; m < 4; ++m)
+            for (int ip = 0; ip < 2; ++ip) {
+                if (ip && mis[m] == MIS_IN) continue; /* in place, d_in is d_out */
+                const size_t t = flag_tile(dtypes[d]);
+                scase_t c = flags_case(dtypes[d], ops[(d + m) % 3], (m + ip) & 1, ip ? 3 * t + 5 : 4 * t,
+                                       m & 1 ? L_R32 : L_EDGES);
+                c.misalign = mis[m], c.in_place = ip, c.seg_init = (d + m) & 1;
+                check_case(&c, idx++);
+            }
+}
+
+/* In place, exclusive, per-segment initial values (the exclusive head case:
+ * a segment's first element is exactly its initial value), the issue's
+ * segment lengths (1..32 and mean 1000). */
+static void test_flags_in_place_exclusive_init(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 19000;
+    for (int d = 0; d < 6; ++d)
+        for (int l = 0; l < 2; ++l) {
+            scase_t c = flags_case(dtypes[d], ops[(d + l) % 3], 1, 7 * flag_tile(dtypes[d]) + 13, l ? L_R2000 : L_R32);
+            c.in_place = 1, c.seg_init = 1, c.first_unflagged = l;
+            check_case(&c, idx++);
+        }
+}
+
+/* Every dtype x op x inclusive/exclusive on one multi-tile size with a
+ * partial last tile, segments of 1..32, initial values on half. */
+static void test_flags_matrix_multitile(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 20000;
+    for (int d = 0; d < 6; ++d)
+        for (int o = 0; o < 3; ++o)
+            for (int e = 0; e < 2; ++e) {
+                scase_t c = flags_case(dtypes[d], ops[o], e, 6 * flag_tile(dtypes[d]) + 1001, L_R32);
+                c.seg_init = (o + e) & 1;
+                check_case(&c, idx++);
+            }
+}
+
+/* Float sums through the flag kernel with the issue's segment lengths:
+ * 20 runs bitwise equal (3 under LIBSCAN_TEST_MAX_N), then checked. */
+static void test_flags_determinism(void **state) {
+    (void)state;
+    test_require_gpu();
+    for (int f = 0; f < 2; ++f)
+        for (int l = 0; l < 2; ++l) {
+            const libscan_dtype_t dt = f ? LIBSCAN_F64 : LIBSCAN_F32;
+            scase_t c = flags_case(dt, LIBSCAN_OP_SUM, l, test_capped_n(((size_t)3 << 20) + 7, 1), l ? L_R32 : L_R2000);
+            c.seg_init = f;
+            rng_t r;
+            rng_init(&r, "flags determinism", (uint64_t)(f * 2 + l));
+            prep_t p;
+            prep_make(&p, &c, &r);
+            char what[96];
+            snprintf(what, sizeof what, "flags %s sum, %s segments", f ? "f64" : "f32", l ? "1..32" : "1..1999");
+            expect_repeatable(&p, &c, test_reps(20), what);
+            prep_free(&p, &c);
+            check_case(&c, 21000 + (uint64_t)(f * 2 + l));
+        }
+}
+
 /* One 2^28-element u32 sum with head flags (random lengths 1..100). */
 static void test_u32_sum_flags_2p28(void **state) {
     (void)state;
@@ -756,6 +937,13 @@ int main(void) {
         cmocka_unit_test(test_first_unflagged),
         cmocka_unit_test(test_invalid_offsets),
         cmocka_unit_test(test_float_determinism),
+        cmocka_unit_test(test_flags_tile_sizes),
+        cmocka_unit_test(test_flags_edges),
+        cmocka_unit_test(test_flags_all_or_no_heads),
+        cmocka_unit_test(test_flags_misaligned),
+        cmocka_unit_test(test_flags_in_place_exclusive_init),
+        cmocka_unit_test(test_flags_matrix_multitile),
+        cmocka_unit_test(test_flags_determinism),
         cmocka_unit_test(test_u32_sum_flags_2p28),
     };
     test_begin("test_segmented");

@@ -9,12 +9,15 @@
 //
 // Why a kernel of its own. The generic segmented kernel (segmented.cuh)
 // keeps a (32-bit tag, value) pair per item in registers, which halves its
-// tile, and with twice the tiles the look-back chain limits it. Here only
-// values live in registers (IPT per thread, as in the plain scan); a thread's
-// heads are one bit each of a 32-bit mask, and pairs exist only at the
-// thread level: one SegItem per thread goes through BlockScan and the
-// unchanged look-back (lookback.cuh) with the pair operator SegmentedOp
-// (segmented.cuh, SegTags::kCount) -- no second look-back protocol.
+// tile, and with twice the tiles the look-back chain limits it. Here a
+// thread holds only values (IPT of them, 128 bytes, as in the plain scan):
+// in registers while they are loaded and stored, in a per-warp shared
+// staging area across the look-back (so that it needs no IPT registers and
+// 4 blocks of 256 fit an SM without spills); its heads are one bit each of a
+// 32-bit mask, and pairs exist only at the thread level: one SegItem per
+// thread goes through BlockScan and the unchanged look-back (lookback.cuh)
+// with the pair operator SegmentedOp (segmented.cuh, SegTags::kCount) -- no
+// second look-back protocol.
 //
 // Per tile of BLOCK x IPT elements (tile id from an atomic counter, so a
 // tile only waits for tiles of blocks already running):
@@ -28,7 +31,7 @@
 //     into a mask; element 0 of the array is always a head, nothing past n is;
 //  3. the lane folds its IPT (head, value) items left to right into one pair
 //     (tag = kSegHead if any head | number of heads; value restarted at the
-//     last head);
+//     last head), reading them from the staging area one unit at a time;
 //  4. BlockScan's blocked exclusive scan of that pair, the look-back as its
 //     prefix callback, gives every thread the pair before its first element;
 //  5. the thread rescans its items from there (inclusive or exclusive; an
