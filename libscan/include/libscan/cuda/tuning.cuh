@@ -81,7 +81,8 @@ template <size_t ELEMENT_BYTES> struct SegScanTuning {
 // (2^28 u32 sums, mean segment length 1000 and lengths 1..32): 4-byte
 // 256 x 32 with 4 blocks per SM (ptxas, CUDA 13.0: 48-54 registers, no
 // spills), 8-byte 256 x 16 with the compiler's choice (69-74 registers, no
-// spills: 3 blocks per SM).
+// spills: 3 blocks per SM; a min of 4 also compiles without spills, 48-64
+// registers, which the measurement should try).
 template <size_t ELEMENT_BYTES> struct FlagScanTuning {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = ELEMENT_BYTES >= 128 ? 1 : (128 / ELEMENT_BYTES > 32 ? 32 : int(128 / ELEMENT_BYTES));
