@@ -2,12 +2,16 @@
 // times DeviceScan<T, BLOCK, ITEMS> for several shapes against CUB and a
 // device memcpy in the same run, after checking each shape's output against a
 // CPU running sum. Sum operator; 2^20 + 17 and 2^28 elements. Shapes are
-// BLOCK x ITEMS with a __launch_bounds__ minimum of minB blocks per SM.
-// Run on the GPU: build/bench/tile_sweep (results: bench/results/*tile-sweep*).
+// BLOCK x ITEMS with a __launch_bounds__ minimum of minB blocks per SM and an
+// L2 prefetch distance of `ahead` tiles (0 = none; device_scan.cuh).
+// Run on the GPU: build/bench/tile_sweep [--prefetch] (results:
+// bench/results/*tile-sweep*); --prefetch sweeps the prefetch distance of the
+// shapes in tuning.cuh instead of the shapes.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 #include <algorithm>
+#include <string>
 #include <cub/device/device_scan.cuh>
 #include "libscan/cuda/device_scan.cuh"
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(2);} } while (0)
@@ -29,15 +33,15 @@ template <typename F> float timeit(F f, int reps = 25) {
   return med<float>(ts);
 }
 
-template <typename T, int B, int I, int M> float run_variant(const T* in, T* out, size_t n, void* temp, bool excl) {
+template <typename T, int B, int I, int M, int P> float run_variant(const T* in, T* out, size_t n, void* temp, bool excl) {
   libscan::DeviceScanArgs<T> a; a.in = in; a.out = out; a.n = n; a.exclusive = excl;
-  using D = libscan::DeviceScan<T, B, I, M>;
+  using D = libscan::DeviceScan<T, B, I, M, P>;
   return timeit([&] { CK(D::run(a, libscan::Sum<T>(), temp, D::temp_bytes(n), 0)); });
 }
 
-template <typename T, int B, int I, int M> bool check_variant(const T* in, T* out, size_t n, void* temp, bool excl, const std::vector<T>& h_in) {
+template <typename T, int B, int I, int M, int P> bool check_variant(const T* in, T* out, size_t n, void* temp, bool excl, const std::vector<T>& h_in) {
   libscan::DeviceScanArgs<T> a; a.in = in; a.out = out; a.n = n; a.exclusive = excl;
-  using D = libscan::DeviceScan<T, B, I, M>;
+  using D = libscan::DeviceScan<T, B, I, M, P>;
   CK(cudaMemset(out, 0xff, n * sizeof(T)));
   CK(D::run(a, libscan::Sum<T>(), temp, D::temp_bytes(n), 0));
   CK(cudaDeviceSynchronize());
@@ -47,7 +51,7 @@ template <typename T, int B, int I, int M> bool check_variant(const T* in, T* ou
   return bad == 0;
 }
 
-template <typename T> void suite(const char* name, size_t n) {
+template <typename T> void suite(const char* name, size_t n, bool prefetch) {
   T *in, *out; CK(cudaMalloc(&in, n * sizeof(T))); CK(cudaMalloc(&out, n * sizeof(T)));
   fill<T><<<1024, 256>>>(in, n, 1234); CK(cudaDeviceSynchronize());
   void* temp; size_t tb = 64 << 20; CK(cudaMalloc(&temp, tb));
@@ -59,20 +63,27 @@ template <typename T> void suite(const char* name, size_t n) {
   float t_cubx = timeit([&] { CK(cub::DeviceScan::ExclusiveSum(cub_temp, cub_bytes, in, out, (int64_t)n)); });
   float t_cpy = timeit([&] { CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice)); });
   printf("%s n=%zu: memcpy %.1f us, CUB incl %.1f (%.3fx), CUB excl %.1f\n", name, n, t_cpy, t_cub, t_cub / t_cpy, t_cubx);
-#define V(B, I, M) { bool ok = check_variant<T, B, I, M>(in, out, n, temp, false, h_in) && check_variant<T, B, I, M>(in, out, n, temp, true, h_in); \
-    float t = run_variant<T, B, I, M>(in, out, n, temp, false), tx = run_variant<T, B, I, M>(in, out, n, temp, true); \
-    printf("  %-4s B=%4d I=%2d minB=%d incl %8.1f us %.3fx memcpy %.3fx CUB | excl %8.1f us %.3fx memcpy\n", ok ? "ok" : "BAD", B, I, M, t, t / t_cpy, t / t_cub, tx, tx / t_cpy); }
+#define VP(B, I, M, P) { bool ok = check_variant<T, B, I, M, P>(in, out, n, temp, false, h_in) && check_variant<T, B, I, M, P>(in, out, n, temp, true, h_in); \
+    float t = run_variant<T, B, I, M, P>(in, out, n, temp, false), tx = run_variant<T, B, I, M, P>(in, out, n, temp, true); \
+    printf("  %-4s B=%4d I=%2d minB=%d ahead=%4d incl %8.1f us %.3fx memcpy %.3fx CUB | excl %8.1f us %.3fx memcpy\n", ok ? "ok" : "BAD", B, I, M, P, t, t / t_cpy, t / t_cub, tx, tx / t_cpy); }
+#define V(B, I, M) VP(B, I, M, 0)
   // minB: the __launch_bounds__ minimum blocks per SM (1 = the compiler's choice).
-  if (sizeof(T) == 4) { V(256, 32, 1) V(256, 32, 4) V(256, 24, 4) V(256, 24, 5) V(256, 16, 6) V(256, 16, 8) V(512, 16, 2) V(128, 32, 8) }
-  else { V(256, 16, 1) V(256, 16, 4) V(256, 12, 5) V(256, 8, 8) V(512, 8, 4) V(128, 16, 8) }
+  if (prefetch) {
+    constexpr int B = libscan::ScanTuning<sizeof(T)>::kBlockThreads, I = libscan::ScanTuning<sizeof(T)>::kItemsPerThread;
+    constexpr int M = libscan::scan_min_blocks<T>();
+    VP(B, I, M, 0) VP(B, I, M, 66) VP(B, I, M, 132) VP(B, I, M, 264) VP(B, I, M, 528) VP(B, I, M, 792) VP(B, I, M, 1056) VP(B, I, M, 0)
+  } else if (sizeof(T) == 4) { V(256, 32, 4) V(512, 32, 2) V(1024, 32, 1) V(384, 32, 2) V(512, 24, 2) V(512, 40, 2) VP(512, 32, 2, 66) V(256, 32, 4) }
+  else { V(256, 16, 3) V(512, 16, 2) V(1024, 16, 1) V(512, 12, 2) V(384, 16, 2) VP(512, 16, 2, 66) V(256, 16, 3) }
   CK(cudaFree(in)); CK(cudaFree(out)); CK(cudaFree(temp)); CK(cudaFree(cub_temp));
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const bool prefetch = argc > 1 && std::string(argv[1]) == "--prefetch";
   cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0)); printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
-  suite<unsigned>("u32", (1u << 20) + 17);
-  suite<unsigned>("u32", 1u << 28);
-  suite<float>("f32", 1u << 28);
-  suite<unsigned long long>("u64", 1u << 28);
+  suite<unsigned>("u32", (1u << 20) + 17, prefetch);
+  suite<unsigned>("u32", 1u << 28, prefetch);
+  suite<float>("f32", 1u << 28, prefetch);
+  suite<unsigned long long>("u64", 1u << 28, prefetch);
+  suite<double>("f64", 1u << 28, prefetch);
   return 0;
 }

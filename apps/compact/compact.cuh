@@ -13,7 +13,8 @@
 //
 // How a tile works (one block per tile; tile ids come from an atomic counter
 // in start order, as in libscan's device scan, so a tile only waits for
-// tiles already running):
+// tiles already running; its first thread also asks L2 for the input, and
+// the flags of select-flagged, of the tile kPrefetchTiles on):
 //  1. load the tile once, 16-byte vectors in libscan's warp-striped layout
 //     (block_scan.cuh), and evaluate the selector into a 32-bit keep mask;
 //  2. count kept elements per 16-byte chunk and scan the counts across the
@@ -51,10 +52,13 @@ namespace compact {
 // A selector turns a thread's items (items[k][v] is element
 // first + k*32*V + v, see compact_kernel) into a keep mask, bit k*V + v. The
 // kernel clears bits of elements past the end; all lanes call it converged.
+// prefetch_l2(first, count) asks L2 for whatever else the selector will read
+// of elements [first, first + count) (one thread calls it; may do nothing).
 
 // Keeps x when pred(x) is true (any copyable device functor).
 template <class Pred> struct PredicateSelect {
     Pred pred;
+    __device__ __forceinline__ void prefetch_l2(size_t, size_t) const {} // reads only the input
     template <typename T, int K, int V>
     __device__ __forceinline__ unsigned keep_mask(const T (&x)[K][V], const T *, size_t, size_t, bool) const {
         unsigned m = 0;
@@ -71,6 +75,10 @@ template <class Pred> struct PredicateSelect {
 struct FlagSelect {
     const unsigned char *flags;
     bool flags_vector_ok; // flags is aligned to the vector width V
+    // The flags of elements [first, first + count), into L2 (see compact_kernel).
+    __device__ __forceinline__ void prefetch_l2(size_t first, size_t count) const {
+        if (reinterpret_cast<uintptr_t>(flags + first) % 16 == 0) libscan::detail::prefetch_l2(flags + first, count);
+    }
     template <typename T, int K, int V>
     __device__ __forceinline__ unsigned keep_mask(const T (&)[K][V], const T *, size_t first, size_t n,
                                                   bool full) const {
@@ -113,6 +121,7 @@ template <typename T> struct UniqueEqual {
 
 // Keeps element i when i == 0 or !eq(x[i-1], x[i]).
 template <class Eq> struct UniqueSelect {
+    __device__ __forceinline__ void prefetch_l2(size_t, size_t) const {} // reads only the input
     Eq eq;
     template <typename T, int K, int V>
     __device__ __forceinline__ unsigned keep_mask(const T (&x)[K][V], const T *in, size_t first, size_t n,
@@ -160,7 +169,7 @@ __device__ __forceinline__ OutT out_value(const T &x, size_t index) {
     else return x;
 }
 
-template <typename T, typename OutT, bool INDICES, class Sel, int BLOCK, int IPT, int MINB>
+template <typename T, typename OutT, bool INDICES, class Sel, int BLOCK, int IPT, int MINB, int AHEAD>
 __global__ void __launch_bounds__(BLOCK, MINB)
     compact_kernel(const CompactParams<T, OutT> p, const Sel sel, const libscan::TileState<unsigned long long> state) {
     using Shape = libscan::detail::TileShape<T, BLOCK, IPT>;
@@ -175,7 +184,17 @@ __global__ void __launch_bounds__(BLOCK, MINB)
     extern __shared__ __align__(16) unsigned char s_raw[];
     OutT *stage = reinterpret_cast<OutT *>(s_raw); // kTile outputs
 
-    if (threadIdx.x == 0) s_tile = atomicAdd(p.tile_counter, 1u);
+    if (threadIdx.x == 0) {
+        s_tile = atomicAdd(p.tile_counter, 1u);
+        // As libscan's scan does (device_scan.cuh): the input of the tile
+        // AHEAD tiles on into L2, so DRAM keeps reading during look-backs.
+        const size_t ahead = static_cast<size_t>(s_tile) + AHEAD;
+        if (AHEAD > 0 && p.vector_ok && ahead < p.num_tiles) {
+            const size_t base = ahead * kTile, count = p.n - base < size_t(kTile) ? p.n - base : size_t(kTile);
+            libscan::detail::prefetch_l2(p.in + base, count * sizeof(T));
+            sel.prefetch_l2(base, count);
+        }
+    }
     __syncthreads();
     const unsigned tile = s_tile;
     const size_t tile_base = static_cast<size_t>(tile) * kTile;
@@ -264,7 +283,8 @@ __global__ void __launch_bounds__(BLOCK, MINB)
 // least MINB resident blocks per SM (defaults from compact_tuning.cuh).
 // sizeof(T) must be a multiple of 4.
 template <typename T, int BLOCK = CompactTuning<sizeof(T)>::kBlockThreads,
-          int IPT = CompactTuning<sizeof(T)>::kItemsPerThread, int MINB = CompactTuning<sizeof(T)>::kMinBlocksPerSM>
+          int IPT = CompactTuning<sizeof(T)>::kItemsPerThread, int MINB = CompactTuning<sizeof(T)>::kMinBlocksPerSM,
+          int AHEAD = CompactTuning<sizeof(T)>::kPrefetchTiles>
 struct DeviceCompact {
     using Shape = libscan::detail::TileShape<T, BLOCK, IPT>;
     using State = libscan::TileState<unsigned long long>;
@@ -303,7 +323,7 @@ struct DeviceCompact {
         p.num_tiles = static_cast<unsigned>(tiles);
         p.vector_ok = reinterpret_cast<uintptr_t>(in) % 16 == 0;
         const size_t smem = sizeof(OutT) * Shape::kTile;
-        auto kernel = detail::compact_kernel<T, OutT, INDICES, Sel, BLOCK, IPT, MINB>;
+        auto kernel = detail::compact_kernel<T, OutT, INDICES, Sel, BLOCK, IPT, MINB, AHEAD>;
         if (smem > 48 * 1024) {
             e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
             if (e != cudaSuccess) return e;

@@ -54,6 +54,7 @@ template <typename T> struct IsNan {
 template <typename T> struct BuiltinSelect {
     int kind;
     Wide<T> lo, hi;
+    __device__ __forceinline__ void prefetch_l2(size_t, size_t) const {} // reads only the input
     template <typename U, int K, int V>
     __device__ __forceinline__ unsigned keep_mask(const U (&x)[K][V], const U *in, size_t first, size_t n,
                                                   bool full) const {

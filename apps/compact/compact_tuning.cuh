@@ -19,20 +19,25 @@ namespace compact {
 
 // kMinBlocksPerSM: the __launch_bounds__ minimum of resident blocks per SM
 // (1 = registers left to the compiler: 3 blocks of the 4-byte shape fit).
+// kPrefetchTiles: L2 prefetch distance in tiles, libscan's scan value
+// (ScanTuning::kPrefetchTiles, measured for the scan), not swept here.
 template <size_t ELEMENT_BYTES> struct CompactTuning {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = ELEMENT_BYTES >= 16 ? 4 : 16;
     static constexpr int kMinBlocksPerSM = 1;
+    static constexpr int kPrefetchTiles = 132;
 };
 template <> struct CompactTuning<4> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 32;
     static constexpr int kMinBlocksPerSM = 1;
+    static constexpr int kPrefetchTiles = 132;
 };
 template <> struct CompactTuning<8> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16;
     static constexpr int kMinBlocksPerSM = 1;
+    static constexpr int kPrefetchTiles = 132;
 };
 
 } // namespace compact

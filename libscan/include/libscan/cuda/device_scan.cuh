@@ -14,7 +14,8 @@
 // (cluster_scan.cuh); it never synchronises and never allocates. It does not validate pointers: that is
 // the C API's job (libscan.h).
 //
-// Each block takes the next tile id from a counter, loads its tile with
+// Each block takes the next tile id from a counter, asks L2 to prefetch the
+// tile kPrefetchTiles ahead (tuning.cuh), loads its tile with
 // 16-byte coalesced loads (warp-striped vectors, see block_scan.cuh), scans
 // it, learns its prefix by look-back (lookback.cuh) and stores the result.
 #pragma once
@@ -141,15 +142,50 @@ __device__ __forceinline__ void scan_store_tile(const ScanKernelParams<T> &p, co
     if (p.a.d_total && threadIdx.x == 0 && tile == p.num_tiles - 1) *p.a.d_total = lookback.inclusive;
 }
 
+// Asks L2 to fetch `bytes` from `p` (sm_90 bulk prefetch: one instruction
+// for a whole tile, p 16-byte aligned, bytes rounded down to 16). A hint:
+// it never faults and changes no result; elsewhere it does nothing.
+__device__ __forceinline__ void prefetch_l2(const void *p, size_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const unsigned b = static_cast<unsigned>(bytes) & ~15u;
+    if (b) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(b) : "memory");
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+// Prefetches the input of the tile AHEAD tiles after `tile` into L2. While
+// a block waits on its look-back it issues no loads; these prefetches keep
+// DRAM busy meanwhile, and the block that later takes that tile finds it in
+// L2 (see ScanTuning::kPrefetchTiles for the distance). Returns that tile's
+// element range through first/count (count 0: nothing prefetched), so that
+// callers can prefetch companion arrays of the same tile.
+template <typename T, int BLOCK, int IPT, int AHEAD>
+__device__ __forceinline__ void prefetch_tile_l2(const ScanKernelParams<T> &p, unsigned tile, size_t &first,
+                                                 size_t &count) {
+    using Shape = TileShape<T, BLOCK, IPT>;
+    first = static_cast<size_t>(tile) + AHEAD;
+    count = 0;
+    if (AHEAD <= 0 || !p.vector_ok || first >= p.num_tiles) return;
+    first *= Shape::kTile;
+    count = p.a.n - first < static_cast<size_t>(Shape::kTile) ? p.a.n - first : Shape::kTile;
+    prefetch_l2(p.a.in + first, count * sizeof(T));
+}
+
 // One tile per block. MINB (blocks per SM the registers must allow) trades
 // registers for resident tiles, which hide the look-back's waits.
-template <typename T, class Op, int BLOCK, int IPT, int MINB, class State>
+template <typename T, class Op, int BLOCK, int IPT, int MINB, int AHEAD, class State>
 __global__ void __launch_bounds__(BLOCK, MINB) device_scan_kernel(const ScanKernelParams<T> p, const Op op,
                                                             const State state) {
     using Shape = TileShape<T, BLOCK, IPT>;
     __shared__ typename BlockScan<T, BLOCK>::TempStorage temp;
     __shared__ unsigned s_tile;
-    if (threadIdx.x == 0) s_tile = atomicAdd(p.tile_counter, 1u);
+    if (threadIdx.x == 0) {
+        s_tile = atomicAdd(p.tile_counter, 1u);
+        size_t first, count;
+        prefetch_tile_l2<T, BLOCK, IPT, AHEAD>(p, s_tile, first, count);
+    }
     __syncthreads();
     const unsigned tile = s_tile;
     T items[Shape::K][Shape::V];
@@ -164,10 +200,12 @@ template <typename T, class Op> __global__ void write_total_kernel(const DeviceS
 
 } // namespace detail
 
-// The device-wide scan for element type T with tile shape BLOCK x IPT and
-// at least MINB resident blocks per SM (defaults from tuning.cuh).
+// The device-wide scan for element type T with tile shape BLOCK x IPT, at
+// least MINB resident blocks per SM and an L2 prefetch AHEAD tiles ahead
+// (0: none); defaults from tuning.cuh.
 template <typename T, int BLOCK = ScanTuning<sizeof(T)>::kBlockThreads,
-          int IPT = ScanTuning<sizeof(T)>::kItemsPerThread, int MINB = scan_min_blocks<T>()>
+          int IPT = ScanTuning<sizeof(T)>::kItemsPerThread, int MINB = scan_min_blocks<T>(),
+          int AHEAD = ScanTuning<sizeof(T)>::kPrefetchTiles>
 struct DeviceScan {
     using Shape = detail::TileShape<T, BLOCK, IPT>;
     using State = TileState<T>;
@@ -213,7 +251,7 @@ struct DeviceScan {
         p.tile_counter = reinterpret_cast<unsigned *>(base);
         p.num_tiles = static_cast<unsigned>(tiles);
         State state = State::on(base + kCounterBytes);
-        detail::device_scan_kernel<T, Op, BLOCK, IPT, MINB, State>
+        detail::device_scan_kernel<T, Op, BLOCK, IPT, MINB, AHEAD, State>
             <<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p, op, state);
         return cudaGetLastError();
     }

@@ -20,7 +20,9 @@
 // second look-back protocol.
 //
 // Per tile of BLOCK x IPT elements (tile id from an atomic counter, so a
-// tile only waits for tiles of blocks already running):
+// tile only waits for tiles of blocks already running; its first thread
+// also asks L2 for the values and flags of the tile AHEAD tiles on, as the
+// plain scan does):
 //  1. values are loaded warp-striped with 16-byte vectors by device_scan.cuh's
 //     load_tile (guarded scalar loads for a partial tile or unaligned
 //     pointers; identity past n), written to a per-warp staging area in
@@ -144,7 +146,7 @@ template <typename T, int IPT> struct FlagStage {
     }
 };
 
-template <typename T, class Op, int BLOCK, int IPT, int MINB, class State>
+template <typename T, class Op, int BLOCK, int IPT, int MINB, int AHEAD, class State>
 __global__ void __launch_bounds__(BLOCK, MINB) flag_scan_kernel(const FlagScanParams<T> p, const Op op,
                                                           const State state) {
     using Shape = TileShape<T, BLOCK, IPT>;
@@ -159,7 +161,12 @@ __global__ void __launch_bounds__(BLOCK, MINB) flag_scan_kernel(const FlagScanPa
     __shared__ typename BlockScan<Item, BLOCK>::TempStorage temp;
     __shared__ uint4 stage[BLOCK / kWarpThreads][Stage::kWarpUnits];
     __shared__ unsigned s_tile;
-    if (threadIdx.x == 0) s_tile = atomicAdd(p.scan.tile_counter, 1u);
+    if (threadIdx.x == 0) {
+        s_tile = atomicAdd(p.scan.tile_counter, 1u);
+        size_t ahead_first, ahead_count; // the values, then the flags, of a tile AHEAD on (device_scan.cuh)
+        prefetch_tile_l2<T, BLOCK, IPT, AHEAD>(p.scan, s_tile, ahead_first, ahead_count);
+        if (ahead_count && reinterpret_cast<uintptr_t>(p.flags) % 16 == 0) prefetch_l2(p.flags + ahead_first, ahead_count);
+    }
     __syncthreads();
     const unsigned tile = s_tile;
     const int lane = lane_id();
@@ -256,10 +263,11 @@ __global__ void __launch_bounds__(BLOCK, MINB) flag_scan_kernel(const FlagScanPa
 } // namespace detail
 
 // The head-flag segmented scan for element type T with tile shape BLOCK x
-// IPT and at least MINB resident blocks per SM (defaults: FlagScanTuning).
+// IPT, at least MINB resident blocks per SM and an L2 prefetch AHEAD tiles
+// ahead (defaults: FlagScanTuning).
 template <typename T, int BLOCK = FlagScanTuning<sizeof(T)>::kBlockThreads,
           int IPT = FlagScanTuning<sizeof(T)>::kItemsPerThread,
-          int MINB = FlagScanTuning<sizeof(T)>::kMinBlocksPerSM>
+          int MINB = FlagScanTuning<sizeof(T)>::kMinBlocksPerSM, int AHEAD = FlagScanTuning<sizeof(T)>::kPrefetchTiles>
 struct DeviceFlagScan {
     using Shape = detail::TileShape<T, BLOCK, IPT>;
     using Item = SegItem<T>;
@@ -305,7 +313,7 @@ struct DeviceFlagScan {
         p.flags_vector_ok = reinterpret_cast<uintptr_t>(flags) % detail::FlagVector<IPT>::kBytes == 0;
         p.seg_init = a.seg_init;
         State state = State::on(base + kCounterBytes);
-        detail::flag_scan_kernel<T, Op, BLOCK, IPT, MINB, State>
+        detail::flag_scan_kernel<T, Op, BLOCK, IPT, MINB, AHEAD, State>
             <<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p, op, state);
         return cudaGetLastError();
     }

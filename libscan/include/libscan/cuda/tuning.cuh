@@ -28,23 +28,36 @@ namespace libscan {
 // bench/results/2026-11-21-h100-8a45725/tile-sweep-minb-8byte.txt (8-byte
 // 256 x 16: u64 at 3 blocks 1652 us against 1724 at the compiler's 98
 // registers (2 blocks); f64 at 3 blocks spills and loses, 1779 against 1727).
+//
+// kPrefetchTiles: each block asks L2 (sm_90 bulk prefetch) for the input of
+// the tile this many tiles after its own, so DRAM keeps reading while
+// resident blocks wait on their look-back; no effect on results. Chosen by:
+// bench/results/2026-11-22-h100-prefetch/ (2^28, tuned shapes, distance
+// 0/66/132/264/528/792/1056 tiles): 132 (one tile per SM of the H100)
+// gave u32 764 us against 795-802 without, f32 788 against 821, u64 1564
+// against 1650, f64 1630 against 1722; 66 was within 1 %; 264 gained less
+// and 528 or more lost 35-50 % (the prefetched tiles no longer wait in L2).
+// An H200 run (same 132 SMs) agreed: 66-264 best, 528+ slower.
 template <size_t ELEMENT_BYTES> struct ScanTuning {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = ELEMENT_BYTES >= 128 ? 1 : int(128 / ELEMENT_BYTES);
     static constexpr int kMinBlocksPerSM = 1;
     static constexpr int kMinBlocksPerSMFloat = 1;
+    static constexpr int kPrefetchTiles = 132;
 };
 template <> struct ScanTuning<4> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 32;
     static constexpr int kMinBlocksPerSM = 4;
     static constexpr int kMinBlocksPerSMFloat = 4;
+    static constexpr int kPrefetchTiles = 132;
 };
 template <> struct ScanTuning<8> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16;
     static constexpr int kMinBlocksPerSM = 3;
     static constexpr int kMinBlocksPerSMFloat = 1;
+    static constexpr int kPrefetchTiles = 132;
 };
 
 // The launch-bounds minimum for element type T (see ScanTuning).
@@ -82,21 +95,25 @@ template <size_t ELEMENT_BYTES> struct SegScanTuning {
 // 256 x 32 with 4 blocks per SM (ptxas, CUDA 13.0: 48-54 registers, no
 // spills), 8-byte 256 x 16 with the compiler's choice (69-74 registers, no
 // spills: 3 blocks per SM; a min of 4 also compiles without spills, 48-64
-// registers, which the measurement should try).
+// registers, which the measurement should try). kPrefetchTiles: the plain
+// scan's distance (values and flags of that tile are prefetched).
 template <size_t ELEMENT_BYTES> struct FlagScanTuning {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = ELEMENT_BYTES >= 128 ? 1 : (128 / ELEMENT_BYTES > 32 ? 32 : int(128 / ELEMENT_BYTES));
     static constexpr int kMinBlocksPerSM = 1;
+    static constexpr int kPrefetchTiles = ScanTuning<ELEMENT_BYTES>::kPrefetchTiles;
 };
 template <> struct FlagScanTuning<4> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 32;
     static constexpr int kMinBlocksPerSM = 4;
+    static constexpr int kPrefetchTiles = ScanTuning<4>::kPrefetchTiles;
 };
 template <> struct FlagScanTuning<8> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16;
     static constexpr int kMinBlocksPerSM = 1;
+    static constexpr int kPrefetchTiles = ScanTuning<8>::kPrefetchTiles;
 };
 
 // Batched row scan (row_scan.cuh). Rows need no look-back.
