@@ -1,5 +1,5 @@
 /* test_device_scan.c -- device-wide scans through the C API (label gpu), and
- * one non-commutative monoid through the C++ device layer
+ * non-commutative monoids of 16, 8 and 12 bytes through the C++ device layer
  * (libscan::DeviceScan<T>::run, kernels in support/device_layer_shim.cu).
  *
  * Every case: fresh random input (seeded, never all zeros), output poisoned
@@ -1044,18 +1044,100 @@ static void test_graph_capture(void **state) {
     rig_free(&g);
 }
 
-/* ---- a non-commutative monoid through libscan::DeviceScan<T>::run ----------- */
+/* ---- non-commutative monoids through libscan::DeviceScan<T>::run ---------- */
+
+/* One monoid of support/monoids.h as untyped bytes, so that dl_check has no
+ * per-type branches. Elements are plain uint32_t structs without padding,
+ * so memcmp compares values. */
+typedef struct dl_monoid {
+    shim_dl_type_t type;
+    size_t size; /* bytes per element, at most DL_MAX_BYTES */
+    const char *name;
+    void (*identity)(void *out);
+    void (*combine)(void *acc, const void *x); /* acc = acc * x (earlier on the left) */
+    void (*random)(rng_t *r, void *out);
+    void (*format)(const void *x, char *buf, size_t len); /* for failure messages */
+} dl_monoid_t;
+
+#define DL_MAX_BYTES 16
+
+/* Typed wrappers: memcpy in and out, since byte buffers need not be aligned
+ * for the struct. */
+#define DL_WRAP(T, pre, mul, ident)                                                                     \
+    static void pre##_ident(void *out) {                                                               \
+        T v = ident();                                                                                 \
+        memcpy(out, &v, sizeof v);                                                                     \
+    }                                                                                                  \
+    static void pre##_combine(void *acc, const void *x) {                                              \
+        T a, b;                                                                                        \
+        memcpy(&a, acc, sizeof a);                                                                     \
+        memcpy(&b, x, sizeof b);                                                                       \
+        a = mul(a, b);                                                                                 \
+        memcpy(acc, &a, sizeof a);                                                                     \
+    }                                                                                                  \
+    static void pre##_random(rng_t *r, void *out) {                                                    \
+        T v = data_random_##pre(r);                                                                    \
+        memcpy(out, &v, sizeof v);                                                                     \
+    }
+
+DL_WRAP(mat2_t, mat2, mat2_mul, mat2_identity)
+DL_WRAP(affine_t, affine, affine_then, affine_identity)
+DL_WRAP(tri_t, tri, tri_mul, tri_identity)
+
+static void mat2_format(const void *x, char *buf, size_t len) {
+    mat2_t v;
+    memcpy(&v, x, sizeof v);
+    snprintf(buf, len, "[[%" PRIu32 ", %" PRIu32 "], [%" PRIu32 ", %" PRIu32 "]]", v.m[0], v.m[1], v.m[2], v.m[3]);
+}
+
+static void affine_format(const void *x, char *buf, size_t len) {
+    affine_t v;
+    memcpy(&v, x, sizeof v);
+    snprintf(buf, len, "x -> %" PRIu32 "*x + %" PRIu32, v.a, v.b);
+}
+
+static void tri_format(const void *x, char *buf, size_t len) {
+    tri_t v;
+    memcpy(&v, x, sizeof v);
+    snprintf(buf, len, "(a %" PRIu32 ", b %" PRIu32 ", c %" PRIu32 ")", v.a, v.b, v.c);
+}
+
+static const dl_monoid_t dl_monoids[] = {
+    {SHIM_DL_MAT2, sizeof(mat2_t), "2x2 matrix product", mat2_ident, mat2_combine, mat2_random, mat2_format},
+    {SHIM_DL_AFFINE, sizeof(affine_t), "affine composition", affine_ident, affine_combine, affine_random,
+     affine_format},
+    {SHIM_DL_TRI, sizeof(tri_t), "unitriangular 3x3 product", tri_ident, tri_combine, tri_random, tri_format},
+};
+
+static const dl_monoid_t *dl_monoid(shim_dl_type_t type) {
+    for (size_t i = 0; i < sizeof dl_monoids / sizeof dl_monoids[0]; ++i)
+        if (dl_monoids[i].type == type) {
+            if (dl_monoids[i].size > DL_MAX_BYTES) TFAIL("%s: %zu-byte elements", dl_monoids[i].name, dl_monoids[i].size);
+            return &dl_monoids[i];
+        }
+    TFAIL("no monoid table entry for device-layer type %d", (int)type);
+    return NULL;
+}
+
+/* Failure at element i (SIZE_MAX: the total): names both values. */
+static void dl_fail(const dl_monoid_t *m, const char *ctx, size_t i, const void *got, const void *want) {
+    char g[160], w[160];
+    m->format(got, g, sizeof g);
+    m->format(want, w, sizeof w);
+    if (i == SIZE_MAX) TFAIL("%s: the total %s differs from the CPU left fold %s", ctx, g, w);
+    TFAIL("%s: element %zu = %s differs from the CPU left fold %s", ctx, i, g, w);
+}
 
 static void dl_check(shim_dl_type_t type) {
     test_require_gpu();
+    const dl_monoid_t *m = dl_monoid(type);
+    const size_t es = m->size;
     const size_t t = shim_dl_tile_items(type);
-    const size_t es = type == SHIM_DL_MAT2 ? sizeof(mat2_t) : sizeof(affine_t);
-    const char *name = type == SHIM_DL_MAT2 ? "2x2 matrix product" : "affine composition";
+    if (t == 0) TFAIL("no tile size for %s", m->name);
     const size_t sizes[] = {1, 31, t - 1, t + 1, 37 * t + 5, 300 * t + 3};
     const size_t cap = 300 * t + 3;
-    if (t == 0) TFAIL("no tile size");
     unsigned char *in = xmalloc(cap * es), *out = xmalloc(cap * es);
-    unsigned char init[16], total[16], acc[16];
+    unsigned char init[DL_MAX_BYTES], total[DL_MAX_BYTES], acc[DL_MAX_BYTES];
     rng_t r;
     rng_init(&r, "device layer", (uint64_t)type);
     int run = 0;
@@ -1066,58 +1148,28 @@ static void dl_check(shim_dl_type_t type) {
                 if (!test_size_allowed(n)) continue;
                 const int in_place = run % 4 == 3;
                 char ctx[200];
-                snprintf(ctx, sizeof ctx, "DeviceScan<%s>::run, %s, n=%zu, %s%s", name, excl ? "exclusive" : "inclusive",
-                         n, init_mode == 0 ? "no carry-in" : init_mode == 1 ? "host carry-in" : "device carry-in",
+                snprintf(ctx, sizeof ctx, "DeviceScan<%s>::run, %s, n=%zu, %s%s", m->name,
+                         excl ? "exclusive" : "inclusive", n,
+                         init_mode == 0 ? "no carry-in" : init_mode == 1 ? "host carry-in" : "device carry-in",
                          in_place ? ", in place" : "");
-                for (size_t i = 0; i < n; ++i) {
-                    if (type == SHIM_DL_MAT2) {
-                        mat2_t m = data_random_mat2(&r);
-                        memcpy(in + i * es, &m, es);
-                    } else {
-                        affine_t f = data_random_affine(&r);
-                        memcpy(in + i * es, &f, es);
-                    }
-                }
-                if (type == SHIM_DL_MAT2) {
-                    mat2_t m = data_random_mat2(&r);
-                    memcpy(init, &m, es);
-                } else {
-                    affine_t f = data_random_affine(&r);
-                    memcpy(init, &f, es);
-                }
+                for (size_t i = 0; i < n; ++i) m->random(&r, in + i * es);
+                m->random(&r, init);
                 memset(out, 0, n * es);
                 int rc = shim_dl_scan(type, in, out, n, excl, init_mode ? init : NULL, init_mode == 2, total, in_place);
                 if (rc == SHIM_GUARD_CORRUPTED) TFAIL("%s: wrote outside the output", ctx);
+                if (rc == SHIM_UNSUPPORTED) TFAIL("%s: the shim does not know this type", ctx);
                 if (rc != 0)
                     TFAIL("%s: CUDA error %d (%s: %s)", ctx, rc, cudaGetErrorName((cudaError_t)rc),
                           cudaGetErrorString((cudaError_t)rc));
                 /* CPU left fold, earlier operand on the left */
                 if (init_mode) memcpy(acc, init, es);
-                else if (type == SHIM_DL_MAT2) {
-                    mat2_t id = mat2_identity();
-                    memcpy(acc, &id, es);
-                } else {
-                    affine_t id = affine_identity();
-                    memcpy(acc, &id, es);
-                }
+                else m->identity(acc);
                 for (size_t i = 0; i < n; ++i) {
-                    if (excl && memcmp(out + i * es, acc, es) != 0) TFAIL("%s: element %zu differs from the CPU left fold", ctx, i);
-                    if (type == SHIM_DL_MAT2) {
-                        mat2_t a, x;
-                        memcpy(&a, acc, es);
-                        memcpy(&x, in + i * es, es);
-                        a = mat2_mul(a, x);
-                        memcpy(acc, &a, es);
-                    } else {
-                        affine_t a, x;
-                        memcpy(&a, acc, es);
-                        memcpy(&x, in + i * es, es);
-                        a = affine_then(a, x);
-                        memcpy(acc, &a, es);
-                    }
-                    if (!excl && memcmp(out + i * es, acc, es) != 0) TFAIL("%s: element %zu differs from the CPU left fold", ctx, i);
+                    if (excl && memcmp(out + i * es, acc, es) != 0) dl_fail(m, ctx, i, out + i * es, acc);
+                    m->combine(acc, in + i * es);
+                    if (!excl && memcmp(out + i * es, acc, es) != 0) dl_fail(m, ctx, i, out + i * es, acc);
                 }
-                if (memcmp(total, acc, es) != 0) TFAIL("%s: the total differs from the CPU left fold", ctx);
+                if (memcmp(total, acc, es) != 0) dl_fail(m, ctx, SIZE_MAX, total, acc);
             }
     free(in);
     free(out);
@@ -1131,6 +1183,12 @@ static void test_noncommutative_mat2_device_layer(void **state) {
 static void test_noncommutative_affine_device_layer(void **state) {
     (void)state;
     dl_check(SHIM_DL_AFFINE);
+}
+
+/* 12-byte elements: DeviceScan<T>'s path for sizes that do not divide 16. */
+static void test_noncommutative_tri_device_layer(void **state) {
+    (void)state;
+    dl_check(SHIM_DL_TRI);
 }
 
 int main(void) {
@@ -1158,6 +1216,7 @@ int main(void) {
         cmocka_unit_test(test_graph_capture),
         cmocka_unit_test(test_noncommutative_mat2_device_layer),
         cmocka_unit_test(test_noncommutative_affine_device_layer),
+        cmocka_unit_test(test_noncommutative_tri_device_layer),
     };
     test_begin("test_device_scan");
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));

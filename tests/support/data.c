@@ -148,3 +148,11 @@ affine_t data_random_affine(rng_t *r) {
     f.b = rng_u32(r);
     return f;
 }
+
+tri_t data_random_tri(rng_t *r) {
+    tri_t x;
+    x.a = rng_u32(r) | 1u;
+    x.b = rng_u32(r) | 1u;
+    x.c = rng_u32(r);
+    return x;
+}

@@ -44,6 +44,7 @@ void data_set(libscan_dtype_t dtype, void *buf, size_t i, double value);
 
 mat2_t data_random_mat2(rng_t *r);     /* odd determinant */
 affine_t data_random_affine(rng_t *r); /* odd a */
+tri_t data_random_tri(rng_t *r);       /* a, b odd (x.a*y.b never 0), c any */
 
 #ifdef __cplusplus
 }

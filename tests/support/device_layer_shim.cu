@@ -1,8 +1,10 @@
 // device_layer_shim.cu -- libscan::DeviceScan<T>::run with non-commutative
 // monoids of the tests' own (2x2 matrix product: 16-byte elements, one item
-// per vector; affine-map composition: 8-byte elements, two per vector), for
-// test_device_scan.c. These go through the C++ device layer directly, not
-// the C API, which only knows the built-in dtypes and operators.
+// per vector; affine-map composition: 8-byte elements, two per vector;
+// unitriangular 3x3 product: 12-byte elements, of which no 16-byte vector
+// holds a whole number), for test_device_scan.c. These go through the C++
+// device layer directly, not the C API, which only knows the built-in dtypes
+// and operators.
 #include <cstdint>
 #include <vector>
 #include "libscan/cuda/device_scan.cuh"
@@ -21,6 +23,15 @@ struct AffineThen {
     __host__ __device__ affine_t operator()(const affine_t &f, const affine_t &g) const { return affine_then(f, g); }
     __host__ __device__ affine_t identity() const { return affine_identity(); }
 };
+
+struct TriMul {
+    __host__ __device__ tri_t operator()(const tri_t &x, const tri_t &y) const { return tri_mul(x, y); }
+    __host__ __device__ tri_t identity() const { return tri_identity(); }
+};
+
+// The point of tri_t is its size: it must keep DeviceScan off the path for
+// sizes that divide 16.
+static_assert(sizeof(tri_t) == 12 && 16 % sizeof(tri_t) != 0, "tri_t must be 12 bytes");
 
 constexpr size_t kGuard = 64; // poisoned elements on each side of the output
 
@@ -91,6 +102,7 @@ extern "C" size_t shim_dl_tile_items(shim_dl_type_t type) {
     switch (type) {
     case SHIM_DL_MAT2: return libscan::DeviceScan<mat2_t>::Shape::kTile;
     case SHIM_DL_AFFINE: return libscan::DeviceScan<affine_t>::Shape::kTile;
+    case SHIM_DL_TRI: return libscan::DeviceScan<tri_t>::Shape::kTile;
     }
     return 0;
 }
@@ -102,6 +114,8 @@ extern "C" int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, 
         return dl_scan<mat2_t, Mat2Mul>(h_in, h_out, n, exclusive, init, init_on_device, h_total, in_place);
     case SHIM_DL_AFFINE:
         return dl_scan<affine_t, AffineThen>(h_in, h_out, n, exclusive, init, init_on_device, h_total, in_place);
+    case SHIM_DL_TRI:
+        return dl_scan<tri_t, TriMul>(h_in, h_out, n, exclusive, init, init_on_device, h_total, in_place);
     }
     return SHIM_UNSUPPORTED;
 }

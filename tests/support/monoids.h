@@ -1,4 +1,4 @@
-/* monoids.h -- two non-commutative monoids for testing the device layer,
+/* monoids.h -- three non-commutative monoids for testing the device layer,
  * usable from C (CPU reference) and CUDA (device operator), so the
  * operator's definition exists once. The earlier operand is on the left.
  *
@@ -6,9 +6,15 @@
  *            x * y, identity I. 16 bytes.
  *  affine_t  maps x -> a*x + b over uint32_t; combine(f, g) = "f, then g"
  *            = (g.a*f.a, g.a*f.b + g.b), identity (1, 0). 8 bytes.
+ *  tri_t     upper unitriangular 3x3 matrices [[1, a, c], [0, 1, b], [0, 0, 1]]
+ *            over uint32_t (the Heisenberg group mod 2^32), product x * y =
+ *            (x.a + y.a, x.b + y.b, x.c + y.c + x.a*y.b), identity (0, 0, 0).
+ *            12 bytes: no whole number of them fills a 16-byte vector, so
+ *            DeviceScan<T> takes its path for such sizes.
  *
- * Random elements are invertible (odd determinant, odd a), so long products
- * never collapse to 0 mod 2^32 and stay sensitive to every factor. */
+ * Random mat2/affine elements are invertible (odd determinant, odd a), so
+ * long products never collapse to 0 mod 2^32 and stay sensitive to every
+ * factor; every tri_t is invertible (its inverse is (-a, -b, a*b - c)). */
 #ifndef LIBSCAN_TEST_MONOIDS_H
 #define LIBSCAN_TEST_MONOIDS_H
 
@@ -31,6 +37,10 @@ typedef struct mat2 {
 typedef struct affine {
     uint32_t a, b; /* x -> a*x + b */
 } affine_t;
+
+typedef struct tri {
+    uint32_t a, b, c; /* [[1, a, c], [0, 1, b], [0, 0, 1]]; no padding: 12 bytes */
+} tri_t;
 
 static inline TEST_HD mat2_t mat2_mul(mat2_t x, mat2_t y) {
     mat2_t r;
@@ -61,6 +71,24 @@ static inline TEST_HD affine_t affine_identity(void) {
     affine_t r;
     r.a = 1u;
     r.b = 0u;
+    return r;
+}
+
+/* The (1,3) entry of x * y picks up x.a * y.b, which is what makes the
+ * product depend on the order of its operands. */
+static inline TEST_HD tri_t tri_mul(tri_t x, tri_t y) {
+    tri_t r;
+    r.a = x.a + y.a;
+    r.b = x.b + y.b;
+    r.c = x.c + y.c + x.a * y.b;
+    return r;
+}
+
+static inline TEST_HD tri_t tri_identity(void) {
+    tri_t r;
+    r.a = 0u;
+    r.b = 0u;
+    r.c = 0u;
     return r;
 }
 

@@ -74,15 +74,19 @@ int shim_block_run(shim_type_t type, int block_threads, shim_block_mode_t mode, 
 
 /* ---- device-wide scan through the C++ layer (device_layer_shim.cu) ------ */
 
-typedef enum shim_dl_type { SHIM_DL_MAT2 = 0, SHIM_DL_AFFINE = 1 } shim_dl_type_t;
+/* The monoids of support/monoids.h: mat2_t (16 bytes, one per 16-byte
+ * vector), affine_t (8 bytes, two per vector), tri_t (12 bytes, no whole
+ * number per vector: DeviceScan's path for such sizes). */
+typedef enum shim_dl_type { SHIM_DL_MAT2 = 0, SHIM_DL_AFFINE = 1, SHIM_DL_TRI = 2 } shim_dl_type_t;
 
-/* DeviceScan<T>::Shape::kTile for the type. */
+/* DeviceScan<T>::Shape::kTile for the type; 0 for an unknown type. */
 size_t shim_dl_tile_items(shim_dl_type_t type);
 
 /* libscan::DeviceScan<T>::run over a device copy of h_in[n]. init: host
  * carry-in or NULL (identity); init_on_device: pass it through d_init
  * instead of (has_init, init); h_total: NULL or receives the carry-out;
- * in_place: out == in. Output guards are checked (SHIM_GUARD_CORRUPTED). */
+ * in_place: out == in. Output guards are checked (SHIM_GUARD_CORRUPTED);
+ * SHIM_UNSUPPORTED for an unknown type. */
 int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive, const void *init,
                  int init_on_device, void *h_total, int in_place);
 
