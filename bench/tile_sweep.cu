@@ -33,21 +33,19 @@ template <typename F> float timeit(F f, int reps = 25) {
   return med<float>(ts);
 }
 
-template <typename T, int B, int I, int M, int P> float run_variant(const T* in, T* out, size_t n, void* temp, bool excl) {
+template <class D, typename T> float run_variant(const T* in, T* out, size_t n, void* temp, bool excl) {
   libscan::DeviceScanArgs<T> a; a.in = in; a.out = out; a.n = n; a.exclusive = excl;
-  using D = libscan::DeviceScan<T, B, I, M, P>;
   return timeit([&] { CK(D::run(a, libscan::Sum<T>(), temp, D::temp_bytes(n), 0)); });
 }
 
-template <typename T, int B, int I, int M, int P> bool check_variant(const T* in, T* out, size_t n, void* temp, bool excl, const std::vector<T>& h_in) {
+template <class D, typename T> bool check_variant(const T* in, T* out, size_t n, void* temp, bool excl, const std::vector<T>& h_in) {
   libscan::DeviceScanArgs<T> a; a.in = in; a.out = out; a.n = n; a.exclusive = excl;
-  using D = libscan::DeviceScan<T, B, I, M, P>;
   CK(cudaMemset(out, 0xff, n * sizeof(T)));
   CK(D::run(a, libscan::Sum<T>(), temp, D::temp_bytes(n), 0));
   CK(cudaDeviceSynchronize());
   std::vector<T> h(n); CK(cudaMemcpy(h.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
   double acc = 0; T iacc = 0; size_t bad = 0; const bool isf = (T)0.5 != 0;
-  for (size_t i = 0; i < n; ++i) { double e = excl ? acc : (acc + (double)h_in[i]); T ie = excl ? iacc : (T)(iacc + h_in[i]); iacc += h_in[i]; double d = (double)h[i] - e; if (d < 0) d = -d; if (isf ? d > 1e-4 * e + 1 : h[i] != ie) { if (bad++ < 3) printf("  mismatch B=%d I=%d n=%zu i=%zu got %g want %g\n", B, I, n, i, (double)h[i], (double)e); } acc += (double)h_in[i]; }
+  for (size_t i = 0; i < n; ++i) { double e = excl ? acc : (acc + (double)h_in[i]); T ie = excl ? iacc : (T)(iacc + h_in[i]); iacc += h_in[i]; double d = (double)h[i] - e; if (d < 0) d = -d; if (isf ? d > 1e-4 * e + 1 : h[i] != ie) { if (bad++ < 3) printf("  mismatch n=%zu i=%zu got %g want %g\n", n, i, (double)h[i], (double)e); } acc += (double)h_in[i]; }
   return bad == 0;
 }
 
@@ -63,17 +61,18 @@ template <typename T> void suite(const char* name, size_t n, bool prefetch) {
   float t_cubx = timeit([&] { CK(cub::DeviceScan::ExclusiveSum(cub_temp, cub_bytes, in, out, (int64_t)n)); });
   float t_cpy = timeit([&] { CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice)); });
   printf("%s n=%zu: memcpy %.1f us, CUB incl %.1f (%.3fx), CUB excl %.1f\n", name, n, t_cpy, t_cub, t_cub / t_cpy, t_cubx);
-#define VP(B, I, M, P) { bool ok = check_variant<T, B, I, M, P>(in, out, n, temp, false, h_in) && check_variant<T, B, I, M, P>(in, out, n, temp, true, h_in); \
-    float t = run_variant<T, B, I, M, P>(in, out, n, temp, false), tx = run_variant<T, B, I, M, P>(in, out, n, temp, true); \
-    printf("  %-4s B=%4d I=%2d minB=%d ahead=%4d incl %8.1f us %.3fx memcpy %.3fx CUB | excl %8.1f us %.3fx memcpy\n", ok ? "ok" : "BAD", B, I, M, P, t, t / t_cpy, t / t_cub, tx, tx / t_cpy); }
-#define V(B, I, M) VP(B, I, M, 0)
+#define VD(D, B, I, M, P, what) { bool ok = check_variant<D>(in, out, n, temp, false, h_in) && check_variant<D>(in, out, n, temp, true, h_in); \
+    float t = run_variant<D>(in, out, n, temp, false), tx = run_variant<D>(in, out, n, temp, true); \
+    printf("  %-4s %-6s B=%4d I=%2d minB=%d ahead=%4d incl %8.1f us %.3fx memcpy %.3fx CUB | excl %8.1f us %.3fx memcpy\n", ok ? "ok" : "BAD", what, B, I, M, P, t, t / t_cpy, t / t_cub, tx, tx / t_cpy); }
+#define VP(B, I, M, P) { using D = libscan::DeviceScan<T, B, I, M, P>; VD(D, B, I, M, P, "plain") }
+#define V(B, I, M) VP(B, I, M, libscan::ScanTuning<sizeof(T)>::kPrefetchTiles)
   // minB: the __launch_bounds__ minimum blocks per SM (1 = the compiler's choice).
   if (prefetch) {
     constexpr int B = libscan::ScanTuning<sizeof(T)>::kBlockThreads, I = libscan::ScanTuning<sizeof(T)>::kItemsPerThread;
     constexpr int M = libscan::scan_min_blocks<T>();
     VP(B, I, M, 0) VP(B, I, M, 66) VP(B, I, M, 132) VP(B, I, M, 264) VP(B, I, M, 528) VP(B, I, M, 792) VP(B, I, M, 1056) VP(B, I, M, 0)
-  } else if (sizeof(T) == 4) { V(256, 32, 4) V(512, 32, 2) V(1024, 32, 1) V(384, 32, 2) V(512, 24, 2) V(512, 40, 2) VP(512, 32, 2, 66) V(256, 32, 4) }
-  else { V(256, 16, 3) V(512, 16, 2) V(1024, 16, 1) V(512, 12, 2) V(384, 16, 2) VP(512, 16, 2, 66) V(256, 16, 3) }
+  } else if constexpr (sizeof(T) == 4) { V(256, 32, 5) V(256, 32, 4) V(256, 32, 6) V(256, 24, 6) V(512, 16, 4) V(256, 32, 5) }
+  else { V(256, 16, 4) V(256, 16, 3) V(256, 16, 5) V(512, 8, 4) V(256, 16, 4) }
   CK(cudaFree(in)); CK(cudaFree(out)); CK(cudaFree(temp)); CK(cudaFree(cub_temp));
 }
 

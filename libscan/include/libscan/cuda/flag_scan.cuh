@@ -44,17 +44,7 @@
 // In place works: a block reads its whole tile before it writes any of it,
 // and tiles do not overlap.
 //
-// Staging swizzle. The staging area of a warp holds 32*U 16-byte units (U =
-// IPT*sizeof(T)/16 units per lane); unit u (in element order) is stored at
-// u ^ g(u >> 3), g(r) = r & (U-1) for U <= 8 and (r / (U/8)) & 7 above. It
-// changes only the low three bits by a function of the rest, so it is a
-// permutation of the area. A 16-byte shared access is served in quarter
-// warps of 8 lanes, conflict-free when their 8 units differ mod 8: striped
-// accesses (unit k*32 + l) have one row u >> 3 per quarter warp, so one g and
-// 8 different low bits; blocked accesses (unit l*U + j) have U rows of 8/U
-// lanes each (U <= 8), or one row per lane (U >= 8), and g(row) makes their
-// low bits differ. Both hold for U a power of two (U = 8 with the tuned
-// shapes, 128 bytes per thread); other U are correct, only slower.
+// The staging area and its bank-conflict-free swizzle: tile_stage.cuh.
 //
 // Association (fixed by the tile shape BLOCK x IPT alone, so float results
 // are bitwise repeatable): pairs (head, value) with the pair operator; each
@@ -74,6 +64,7 @@
 #include "libscan/cuda/device_scan.cuh"
 #include "libscan/cuda/lookback.cuh"
 #include "libscan/cuda/segmented.cuh"
+#include "libscan/cuda/tile_stage.cuh"
 #include "libscan/cuda/tuning.cuh"
 
 namespace libscan {
@@ -133,24 +124,11 @@ __device__ __forceinline__ uint32_t load_heads(const uint8_t *flags, size_t firs
     return m;
 }
 
-// The per-warp staging area: U 16-byte units per lane, swizzled (see the
-// top of the file).
-template <typename T, int IPT> struct FlagStage {
-    static_assert((IPT * sizeof(T)) % 16 == 0, "libscan: a lane's items must fill whole 16-byte units");
-    static constexpr int U = int(IPT * sizeof(T) / 16);
-    static constexpr int kWarpUnits = kWarpThreads * U;
-    static __device__ __forceinline__ int slot(int u) {
-        const int row = u >> 3;
-        const int g = U <= 8 ? (row & (U - 1)) : ((row / (U / 8)) & 7);
-        return u ^ g;
-    }
-};
-
 template <typename T, class Op, int BLOCK, int IPT, int MINB, int AHEAD, class State>
 __global__ void __launch_bounds__(BLOCK, MINB) flag_scan_kernel(const FlagScanParams<T> p, const Op op,
                                                           const State state) {
     using Shape = TileShape<T, BLOCK, IPT>;
-    using Stage = FlagStage<T, IPT>;
+    using Stage = WarpStage<T, IPT>;
     using Item = SegItem<T>;
     using PairOp = SegmentedOp<T, Op, SegTags::kCount>;
     constexpr int K = Shape::K, V = Shape::V;
@@ -184,7 +162,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) flag_scan_kernel(const FlagScanPa
         load_tile<T, BLOCK, IPT>(p.scan, tile, op, striped);
 #pragma unroll
         for (int k = 0; k < K; ++k)
-            store_vector<T, V>(reinterpret_cast<T *>(ws + Stage::slot(k * kWarpThreads + lane)), striped[k]);
+            store_vector<T, V>(Stage::striped(ws, k), striped[k]);
     }
     const uint32_t heads = load_heads<IPT>(p.flags, first, n, full && p.flags_vector_ok);
     __syncwarp();
@@ -200,7 +178,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) flag_scan_kernel(const FlagScanPa
 #pragma unroll
         for (int j = 0; j < K; ++j) {
             T x[V];
-            load_vector<T, V>(reinterpret_cast<const T *>(ws + Stage::slot(lane * K + j)), x);
+            load_vector<T, V>(Stage::unit(ws, j), x);
 #pragma unroll
             for (int u = 0; u < V; ++u) {
                 const int i = j * V + u;
@@ -228,7 +206,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) flag_scan_kernel(const FlagScanPa
     // One staging unit at a time: each lane rewrites only the units it reads.
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-        T *const unit = reinterpret_cast<T *>(ws + Stage::slot(lane * K + j));
+        T *const unit = Stage::unit(ws, j);
         T x[V];
         load_vector<T, V>(unit, x);
 #pragma unroll
@@ -255,7 +233,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) flag_scan_kernel(const FlagScanPa
         T striped[K][V];
 #pragma unroll
         for (int k = 0; k < K; ++k)
-            load_vector<T, V>(reinterpret_cast<const T *>(ws + Stage::slot(k * kWarpThreads + lane)), striped[k]);
+            load_vector<T, V>(Stage::striped(ws, k), striped[k]);
         store_tile<T, BLOCK, IPT>(p.scan, tile, striped);
     }
 }

@@ -330,7 +330,7 @@ template <typename T, int SBLOCK = RowScanTuning<sizeof(T)>::kShortBlockThreads,
           int SU = RowScanTuning<sizeof(T)>::kShortGroupsPerWarp,
           int SK = RowScanTuning<sizeof(T)>::kShortChunksPerWarp,
           int SMINB = RowScanTuning<sizeof(T)>::kShortMinBlocksPerSM, int LBLOCK = ScanTuning<sizeof(T)>::kBlockThreads,
-          int LIPT = ScanTuning<sizeof(T)>::kItemsPerThread, int LMINB = scan_min_blocks<T>()>
+          int LIPT = ScanTuning<sizeof(T)>::kItemsPerThread, int LMINB = row_long_min_blocks<T>()>
 struct DeviceRowScan {
     static_assert(SBLOCK % kWarpThreads == 0 && SU >= 1 && SK >= 1, "libscan: bad short-row tuning");
     // Longest row of the short-row kernels.

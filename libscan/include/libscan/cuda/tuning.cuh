@@ -16,18 +16,20 @@ namespace libscan {
 // Chosen by: bench/results/2026-11-21-h100-tile-sweep.md (2^28 sums; u32 and
 // f32: 256x32 beat 256x16, 512x16, 256x24, 384x16, 512x32; u64: 256x16 beat
 // 256x8, 512x8, 256x12, 512x16).
-// kMinBlocksPerSM goes to __launch_bounds__: 1 leaves registers to the
-// compiler (3 blocks of 256 x 32 u32 fit an SM), larger values cap them;
-// kMinBlocksPerSMFloat is the same for float element types (f64's sum needs
-// more registers than u64's and spills under the same cap). Neither changes
-// the association, which depends on the tile shape only.
-// Chosen by: bench/results/2026-11-21-h100-2fc027a/tile-sweep.txt (2^28 on
-// the H100: 4-byte 256 x 32 with 4 blocks per SM (64 registers) 802 us
-// against 819 us for the compiler's 77 registers, f32 823 against 864;
-// u64 256 x 16 lost at 4 blocks: 1855 against 1738 us); and by
-// bench/results/2026-11-21-h100-8a45725/tile-sweep-minb-8byte.txt (8-byte
-// 256 x 16: u64 at 3 blocks 1652 us against 1724 at the compiler's 98
-// registers (2 blocks); f64 at 3 blocks spills and loses, 1779 against 1727).
+// kMinBlocksPerSM goes to __launch_bounds__ (1 leaves registers to the
+// compiler, larger values cap them); kMinBlocksPerSMFloat is the same for
+// float element types. Neither changes the association, which depends on the
+// tile shape only. With the tile staged in shared memory across the
+// look-back (device_scan.cuh, tile_stage.cuh) a thread needs 48 registers
+// at 5 blocks of 256 x 32 (4-byte) and 54 at 4 blocks of 256 x 16 (8-byte),
+// no spills. Chosen by: bench/results/2026-11-22-h100-staged/staged-sweep.txt
+// (2^28 on the H100, prefetch 132): u32 staged 4/5/6 blocks 751/748/743 us
+// against 764-769 us with the tile in registers (4 blocks, 64 registers,
+// 16 bytes spilled); f32 749/746/758 (6 blocks spill) against 789-800;
+// u64 3/4/5 blocks 1521/1523/1558 against 1582-1585; f64 1519/1517/1558
+// against 1725-1730. Earlier register-path choices:
+// bench/results/2026-11-21-h100-2fc027a/tile-sweep.txt and
+// bench/results/2026-11-21-h100-8a45725/tile-sweep-minb-8byte.txt.
 //
 // kPrefetchTiles: each block asks L2 (sm_90 bulk prefetch) for the input of
 // the tile this many tiles after its own, so DRAM keeps reading while
@@ -48,15 +50,15 @@ template <size_t ELEMENT_BYTES> struct ScanTuning {
 template <> struct ScanTuning<4> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 32;
-    static constexpr int kMinBlocksPerSM = 4;
-    static constexpr int kMinBlocksPerSMFloat = 4;
+    static constexpr int kMinBlocksPerSM = 5;
+    static constexpr int kMinBlocksPerSMFloat = 5;
     static constexpr int kPrefetchTiles = 132;
 };
 template <> struct ScanTuning<8> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16;
-    static constexpr int kMinBlocksPerSM = 3;
-    static constexpr int kMinBlocksPerSMFloat = 1;
+    static constexpr int kMinBlocksPerSM = 4;
+    static constexpr int kMinBlocksPerSMFloat = 4;
     static constexpr int kPrefetchTiles = 132;
 };
 
@@ -140,6 +142,17 @@ template <size_t ELEMENT_BYTES> struct RowScanTuning {
     static constexpr int kShortGroupsPerWarp = 4;
     static constexpr int kShortChunksPerWarp = 4;
     static constexpr int kShortMinBlocksPerSM = 4;
+    // The long-row kernel keeps its chunk (ScanTuning's tile) in registers:
+    // the register-path minima of the plain scan before it was staged
+    // (bench/results/2026-11-21-h100-2fc027a, -8a45725), ints and floats.
+    static constexpr int kLongMinBlocksPerSM = ELEMENT_BYTES == 4 ? 4 : (ELEMENT_BYTES == 8 ? 3 : 1);
+    static constexpr int kLongMinBlocksPerSMFloat = ELEMENT_BYTES == 4 ? 4 : 1;
 };
+
+// The long-row kernel's launch-bounds minimum for element type T.
+template <typename T> constexpr int row_long_min_blocks() {
+    return std::is_floating_point_v<T> ? RowScanTuning<sizeof(T)>::kLongMinBlocksPerSMFloat
+                                       : RowScanTuning<sizeof(T)>::kLongMinBlocksPerSM;
+}
 
 } // namespace libscan
