@@ -164,6 +164,14 @@ typedef struct prep {
     size_t temp_bytes;
 } prep_t;
 
+/* Caller temp of exactly libscan_segmented_temp_bytes() for the case. */
+static void prep_temp(prep_t *p, const scase_t *c) {
+    const size_t logical = c->mode == M_ROWS ? c->rows * c->row_len : p->count;
+    LS_EXPECT(LIBSCAN_SUCCESS,
+              libscan_segmented_temp_bytes(logical, c->dt, (libscan_segments_t)c->mode, &p->temp_bytes));
+    if (p->temp_bytes) CUDA_CHECK(cudaMalloc((void **)&p->d_temp, p->temp_bytes));
+}
+
 static void prep_make(prep_t *p, const scase_t *c, rng_t *r) {
     memset(p, 0, sizeof *p);
     p->es = seg_esize(c->dt);
@@ -244,16 +252,7 @@ static void prep_make(prep_t *p, const scase_t *c, rng_t *r) {
         CUDA_CHECK(cudaMalloc((void **)&p->d_init, p->nseg * p->es));
         CUDA_CHECK(cudaMemcpy(p->d_init, p->h_init, p->nseg * p->es, cudaMemcpyHostToDevice));
     }
-    if (c->caller_temp) {
-        const size_t logical = c->mode == M_ROWS ? c->rows * c->row_len : p->count;
-        LS_EXPECT(LIBSCAN_SUCCESS, libscan_segmented_temp_bytes(logical, c->dt, (libscan_segments_t)c->mode, &p->temp_bytes));
-        if (p->temp_bytes) CUDA_CHECK(cudaMalloc((void **)&p->d_temp, p->temp_bytes));
-    }
-}
-
-static void prep_poison(prep_t *p, const scase_t *c) {
-    CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, p->count * p->es + 2 * GUARD + p->shift_out));
-    if (c->in_place && p->count) CUDA_CHECK(cudaMemcpy(p->d_out, p->h_in, p->count * p->es, cudaMemcpyHostToDevice));
+    if (c->caller_temp) prep_temp(p, c);
 }
 
 static void prep_free(prep_t *p, const scase_t *c) {
@@ -280,10 +279,17 @@ static libscan_status_t prep_call(const prep_t *p, const scase_t *c) {
                    &o);
 }
 
-/* Copies the output back with its guards; checks the guards. Returns the
- * output (count elements, caller frees the base: *base). */
-static unsigned char *fetch(const prep_t *p, unsigned char **base, const char *ctx) {
+/* One call of the prepared case: poisons the output (in place: reloads the
+ * input), calls, which must succeed, synchronises, copies the output back
+ * with its guards and checks them. Returns the output (count elements;
+ * the caller frees *base). */
+static unsigned char *run_once(const prep_t *p, const scase_t *c, unsigned char **base, const char *ctx) {
     const size_t bytes = p->count * p->es;
+    CUDA_CHECK(cudaMemset(p->d_out_base, 0xFF, bytes + 2 * GUARD + p->shift_out));
+    if (c->in_place && bytes) CUDA_CHECK(cudaMemcpy(p->d_out, p->h_in, bytes, cudaMemcpyHostToDevice));
+    libscan_status_t st = prep_call(p, c);
+    if (st != LIBSCAN_SUCCESS) TFAIL("%s: returned %s", ctx, libscan_status_string(st));
+    CUDA_CHECK(cudaDeviceSynchronize());
     unsigned char *h = xmalloc(bytes + 2 * GUARD);
     CUDA_CHECK(cudaMemcpy(h, p->d_out_base + p->shift_out, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < GUARD; ++i)
@@ -295,30 +301,6 @@ static unsigned char *fetch(const prep_t *p, unsigned char **base, const char *c
     return h + GUARD;
 }
 
-/* Runs the prepared case `runs` times (output re-poisoned each time) and
- * fails unless every output is bitwise the first one. */
-static void expect_repeatable(prep_t *p, const scase_t *c, int runs, const char *what) {
-    unsigned char *first_base = NULL, *first = NULL;
-    for (int run = 0; run < runs; ++run) {
-        prep_poison(p, c);
-        LS_EXPECT(LIBSCAN_SUCCESS, prep_call(p, c));
-        CUDA_CHECK(cudaDeviceSynchronize());
-        unsigned char *b;
-        unsigned char *got = fetch(p, &b, what);
-        if (!first) {
-            first = got, first_base = b;
-            continue;
-        }
-        int same = memcmp(first, got, p->count * p->es) == 0;
-        free(b);
-        if (!same) {
-            free(first_base);
-            TFAIL("%s: run %d differs bitwise from run 0", what, run);
-        }
-    }
-    free(first_base);
-}
-
 static void check_case(const scase_t *c, uint64_t idx) {
     char ctx[512];
     describe(c, ctx, sizeof ctx);
@@ -326,12 +308,8 @@ static void check_case(const scase_t *c, uint64_t idx) {
     rng_init(&r, "case", idx);
     prep_t p;
     prep_make(&p, c, &r);
-    prep_poison(&p, c);
-    libscan_status_t st = prep_call(&p, c);
-    if (st != LIBSCAN_SUCCESS) TFAIL("%s: returned %s", ctx, libscan_status_string(st));
-    CUDA_CHECK(cudaDeviceSynchronize());
     unsigned char *base;
-    unsigned char *got = fetch(&p, &base, ctx);
+    unsigned char *got = run_once(&p, c, &base, ctx);
 
     seg_ref_t ref;
     if (seg_ref_init(&ref, c->dt, c->op, c->excl, p.count)) TFAIL("out of host memory");
@@ -345,10 +323,46 @@ static void check_case(const scase_t *c, uint64_t idx) {
     if (bad) TFAIL("%s: %s", ctx, msg);
 }
 
+/* Float sums: the case built from stream (label, seed) runs `runs` times
+ * and fails unless every output is bitwise the first one; then check_case
+ * (stream "case", idx) compares a fresh input with the reference. */
+static void check_repeatable(const scase_t *c, const char *label, uint64_t seed, int runs, uint64_t idx) {
+    char ctx[512];
+    describe(c, ctx, sizeof ctx);
+    rng_t r;
+    rng_init(&r, label, seed);
+    prep_t p;
+    prep_make(&p, c, &r);
+    unsigned char *first_base = NULL, *first = NULL;
+    for (int run = 0; run < runs; ++run) {
+        unsigned char *b;
+        unsigned char *got = run_once(&p, c, &b, ctx);
+        if (!first) {
+            first = got, first_base = b;
+            continue;
+        }
+        int same = memcmp(first, got, p.count * p.es) == 0;
+        free(b);
+        if (!same) {
+            free(first_base);
+            TFAIL("%s: run %d differs bitwise from run 0", ctx, run);
+        }
+    }
+    free(first_base);
+    prep_free(&p, c);
+    check_case(c, idx);
+}
+
 static scase_t base_case(libscan_dtype_t dt, libscan_op_t op, int excl, int mode) {
     scase_t c;
     memset(&c, 0, sizeof c);
     c.dt = dt, c.op = op, c.excl = excl, c.mode = mode;
+    return c;
+}
+
+static scase_t flags_case(libscan_dtype_t dt, libscan_op_t op, int excl, size_t n, int lens) {
+    scase_t c = base_case(dt, op, excl, M_FLAGS);
+    c.n = n, c.lens = lens;
     return c;
 }
 
@@ -481,16 +495,8 @@ static void test_caller_and_library_temp(void **state) {
         unsigned char *outs[2], *bases[2];
         for (int k = 0; k < 2; ++k) {
             c.caller_temp = k;
-            if (k) {
-                const size_t logical = mode == M_ROWS ? c.rows * c.row_len : p.count;
-                LS_EXPECT(LIBSCAN_SUCCESS,
-                          libscan_segmented_temp_bytes(logical, c.dt, (libscan_segments_t)mode, &p.temp_bytes));
-                if (p.temp_bytes) CUDA_CHECK(cudaMalloc((void **)&p.d_temp, p.temp_bytes));
-            }
-            prep_poison(&p, &c);
-            LS_EXPECT(LIBSCAN_SUCCESS, prep_call(&p, &c));
-            CUDA_CHECK(cudaDeviceSynchronize());
-            outs[k] = fetch(&p, &bases[k], mode_names[mode]);
+            if (k) prep_temp(&p, &c);
+            outs[k] = run_once(&p, &c, &bases[k], mode_names[mode]);
         }
         int same = memcmp(outs[0], outs[1], p.count * p.es) == 0;
         free(bases[0]);
@@ -525,8 +531,8 @@ static void test_first_unflagged(void **state) {
     uint64_t idx = 6000;
     for (int d = 0; d < 6; ++d)
         for (int e = 0; e < 2; ++e) {
-            scase_t c = base_case(dtypes[d], LIBSCAN_OP_SUM, e, M_FLAGS);
-            c.first_unflagged = 1, c.n = 50000, c.lens = L_R100, c.seg_init = 1;
+            scase_t c = flags_case(dtypes[d], LIBSCAN_OP_SUM, e, 50000, L_R100);
+            c.first_unflagged = 1, c.seg_init = 1;
             check_case(&c, idx++);
             c.lens = L_ALL, c.n = 20000; /* only flags[0] would be set, and it is not */
             check_case(&c, idx++);
@@ -587,15 +593,8 @@ static void test_float_determinism(void **state) {
             c.lead = mode == M_OFFSETS ? 3 : 0;
             c.rows = 4, c.row_len = test_capped_n(300000, 4), c.pitch = c.row_len;
             c.seg_init = mode == 1;
-            rng_t r;
-            rng_init(&r, "determinism", (uint64_t)(f * 3 + mode));
-            prep_t p;
-            prep_make(&p, &c, &r);
-            char what[64];
-            snprintf(what, sizeof what, "%s %s sum", mode_names[mode], f ? "f64" : "f32");
-            expect_repeatable(&p, &c, test_reps(20), what);
-            prep_free(&p, &c);
-            check_case(&c, 7000 + (uint64_t)(f * 3 + mode));
+            check_repeatable(&c, "determinism", (uint64_t)(f * 3 + mode), test_reps(20),
+                             7000 + (uint64_t)(f * 3 + mode));
         }
 }
 
@@ -749,25 +748,12 @@ static void test_rows_determinism(void **state) {
             c.row_len = kernel == 2 ? test_capped_n(2 * row_chunk(dt) + 1, ROW_MIN_ROWS) : kernel ? 1000 : 13;
             c.pitch = c.row_len + (size_t)f;
             c.seg_init = f;
-            rng_t r;
-            rng_init(&r, "rows determinism", (uint64_t)(f * 3 + kernel));
-            prep_t p;
-            prep_make(&p, &c, &r);
-            char what[96];
-            snprintf(what, sizeof what, "rows %zu x %zu %s sum", c.rows, c.row_len, f ? "f64" : "f32");
-            expect_repeatable(&p, &c, test_reps(5), what);
-            prep_free(&p, &c);
-            check_case(&c, 12000 + (uint64_t)(f * 3 + kernel));
+            check_repeatable(&c, "rows determinism", (uint64_t)(f * 3 + kernel), test_reps(5),
+                             12000 + (uint64_t)(f * 3 + kernel));
         }
 }
 
 /* ---- head-flag kernel (flag_scan.cuh) ------------------------------------ */
-
-static scase_t flags_case(libscan_dtype_t dt, libscan_op_t op, int excl, size_t n, int lens) {
-    scase_t c = base_case(dt, op, excl, M_FLAGS);
-    c.n = n, c.lens = lens;
-    return c;
-}
 
 /* Sizes around the flag tile: tile - 1 (one partial tile), tile, tile + 1
  * (a second tile of one element), 3 tiles + 5; all heads, segments of
@@ -896,15 +882,8 @@ static void test_flags_determinism(void **state) {
             const libscan_dtype_t dt = f ? LIBSCAN_F64 : LIBSCAN_F32;
             scase_t c = flags_case(dt, LIBSCAN_OP_SUM, l, test_capped_n(((size_t)3 << 20) + 7, 1), l ? L_R32 : L_R2000);
             c.seg_init = f;
-            rng_t r;
-            rng_init(&r, "flags determinism", (uint64_t)(f * 2 + l));
-            prep_t p;
-            prep_make(&p, &c, &r);
-            char what[96];
-            snprintf(what, sizeof what, "flags %s sum, %s segments", f ? "f64" : "f32", l ? "1..32" : "1..1999");
-            expect_repeatable(&p, &c, test_reps(20), what);
-            prep_free(&p, &c);
-            check_case(&c, 21000 + (uint64_t)(f * 2 + l));
+            check_repeatable(&c, "flags determinism", (uint64_t)(f * 2 + l), test_reps(20),
+                             21000 + (uint64_t)(f * 2 + l));
         }
 }
 
@@ -912,8 +891,7 @@ static void test_flags_determinism(void **state) {
 static void test_u32_sum_flags_2p28(void **state) {
     (void)state;
     test_require_gpu();
-    scase_t c = base_case(LIBSCAN_U32, LIBSCAN_OP_SUM, 0, M_FLAGS);
-    c.n = (size_t)1 << 28, c.lens = L_R100;
+    scase_t c = flags_case(LIBSCAN_U32, LIBSCAN_OP_SUM, 0, (size_t)1 << 28, L_R100);
     test_skip_above_cap(c.n, "the 2^28-element segmented scan");
     check_case(&c, 8000);
 }
