@@ -4,9 +4,10 @@
 // CPU running sum. Sum operator; 2^20 + 17 and 2^28 elements. Shapes are
 // BLOCK x ITEMS with a __launch_bounds__ minimum of minB blocks per SM and an
 // L2 prefetch distance of `ahead` tiles (0 = none; device_scan.cuh).
-// Run on the GPU: build/bench/tile_sweep [--prefetch] (results:
+// Run on the GPU: build/bench/tile_sweep [--prefetch] [--8byte] (results:
 // bench/results/*tile-sweep*); --prefetch sweeps the prefetch distance of the
-// shapes in tuning.cuh instead of the shapes.
+// shapes in tuning.cuh instead of the shapes; --8byte runs only the 8-byte
+// types (shapes above 40 KiB stage in dynamic shared memory).
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -72,16 +73,20 @@ template <typename T> void suite(const char* name, size_t n, bool prefetch) {
     constexpr int M = libscan::scan_min_blocks<T>();
     VP(B, I, M, 0) VP(B, I, M, 66) VP(B, I, M, 132) VP(B, I, M, 264) VP(B, I, M, 528) VP(B, I, M, 792) VP(B, I, M, 1056) VP(B, I, M, 0)
   } else if constexpr (sizeof(T) == 4) { V(256, 32, 5) V(256, 32, 4) V(256, 32, 6) V(256, 24, 6) V(512, 16, 4) V(256, 32, 5) }
-  else { V(256, 16, 4) V(256, 16, 3) V(256, 16, 5) V(512, 8, 4) V(256, 16, 4) }
+  else { V(256, 16, 4) V(256, 32, 3) V(256, 32, 2) V(512, 16, 2) V(256, 24, 3) V(256, 16, 4) }
   CK(cudaFree(in)); CK(cudaFree(out)); CK(cudaFree(temp)); CK(cudaFree(cub_temp));
 }
 
 int main(int argc, char** argv) {
   const bool prefetch = argc > 1 && std::string(argv[1]) == "--prefetch";
   cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0)); printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
-  suite<unsigned>("u32", (1u << 20) + 17, prefetch);
-  suite<unsigned>("u32", 1u << 28, prefetch);
-  suite<float>("f32", 1u << 28, prefetch);
+  const bool wide = argc > 1 && std::string(argv[argc - 1]) == "--8byte"; // 8-byte types only
+  if (!wide) {
+    suite<unsigned>("u32", (1u << 20) + 17, prefetch);
+    suite<unsigned>("u32", 1u << 28, prefetch);
+    suite<float>("f32", 1u << 28, prefetch);
+  }
+  suite<unsigned long long>("u64", (1u << 20) + 17, prefetch);
   suite<unsigned long long>("u64", 1u << 28, prefetch);
   suite<double>("f64", 1u << 28, prefetch);
   return 0;

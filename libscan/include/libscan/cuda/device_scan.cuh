@@ -71,6 +71,11 @@ template <typename T, int BLOCK, int IPT> struct TileShape {
     // A 16-byte vector holds whole elements: the tile can go through the
     // warp staging area (tile_stage.cuh).
     static constexpr bool kStaged = V * sizeof(T) == 16;
+    // A staging area above 40 KiB (leaving room for the block scan's own
+    // static shared memory) lives in dynamic shared memory, which the host
+    // opts into per kernel (cudaFuncAttributeMaxDynamicSharedMemorySize).
+    static constexpr size_t kStageBytes = kStaged ? size_t(kTile) * sizeof(T) : 0;
+    static constexpr bool kDynamicStage = kStageBytes > 40960;
 };
 
 template <typename T, int V> __device__ __forceinline__ void load_vector(const T *p, T (&dst)[V]) {
@@ -241,19 +246,20 @@ __device__ __forceinline__ void prefetch_l2(const void *p, size_t bytes) {
 // Prefetches the input of the tile AHEAD tiles after `tile` into L2. While
 // a block waits on its look-back it issues no loads; these prefetches keep
 // DRAM busy meanwhile, and the block that later takes that tile finds it in
-// L2 (see ScanTuning::kPrefetchTiles for the distance). Returns that tile's
-// element range through first/count (count 0: nothing prefetched), so that
-// callers can prefetch companion arrays of the same tile.
-template <typename T, int BLOCK, int IPT, int AHEAD>
-__device__ __forceinline__ void prefetch_tile_l2(const ScanKernelParams<T> &p, unsigned tile, size_t &first,
-                                                 size_t &count) {
-    using Shape = TileShape<T, BLOCK, IPT>;
+// L2 (see ScanTuning::kPrefetchTiles for the distance). `in` holds n
+// elements in num_tiles tiles of kTile; nothing is fetched unless vector_ok
+// (in 16-byte aligned). Returns that tile's element range through
+// first/count (count 0: nothing prefetched), so that callers can prefetch
+// companion arrays of the same tile.
+template <typename T, int kTile, int AHEAD>
+__device__ __forceinline__ void prefetch_tile_l2(const T *in, size_t n, unsigned num_tiles, bool vector_ok,
+                                                 unsigned tile, size_t &first, size_t &count) {
     first = static_cast<size_t>(tile) + AHEAD;
     count = 0;
-    if (AHEAD <= 0 || !p.vector_ok || first >= p.num_tiles) return;
-    first *= Shape::kTile;
-    count = p.a.n - first < static_cast<size_t>(Shape::kTile) ? p.a.n - first : Shape::kTile;
-    prefetch_l2(p.a.in + first, count * sizeof(T));
+    if (AHEAD <= 0 || !vector_ok || first >= num_tiles) return;
+    first *= kTile;
+    count = n - first < static_cast<size_t>(kTile) ? n - first : kTile;
+    prefetch_l2(in + first, count * sizeof(T));
 }
 
 // One tile per block. MINB (blocks per SM the registers must allow) trades
@@ -267,7 +273,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) device_scan_kernel(const ScanKern
     if (threadIdx.x == 0) {
         s_tile = atomicAdd(p.tile_counter, 1u);
         size_t first, count;
-        prefetch_tile_l2<T, BLOCK, IPT, AHEAD>(p, s_tile, first, count);
+        prefetch_tile_l2<T, Shape::kTile, AHEAD>(p.a.in, p.a.n, p.num_tiles, p.vector_ok, s_tile, first, count);
     }
     __syncthreads();
     const unsigned tile = s_tile;
@@ -275,9 +281,14 @@ __global__ void __launch_bounds__(BLOCK, MINB) device_scan_kernel(const ScanKern
     load_tile<T, BLOCK, IPT>(p, tile, op, items);
     if constexpr (Shape::kStaged) {
         using Stage = WarpStage<T, IPT>;
-        static_assert(BLOCK * IPT * sizeof(T) <= 40960, "libscan: the staging area must fit static shared memory");
-        __shared__ uint4 stage[BLOCK / kWarpThreads][Stage::kWarpUnits];
-        uint4 *const ws = stage[threadIdx.x / kWarpThreads];
+        uint4 *ws;
+        if constexpr (Shape::kDynamicStage) {
+            extern __shared__ uint4 dynamic_stage[];
+            ws = dynamic_stage + (threadIdx.x / kWarpThreads) * Stage::kWarpUnits;
+        } else {
+            __shared__ uint4 stage[BLOCK / kWarpThreads][Stage::kWarpUnits];
+            ws = stage[threadIdx.x / kWarpThreads];
+        }
 #pragma unroll
         for (int k = 0; k < Shape::K; ++k) store_vector<T, Shape::V>(Stage::striped(ws, k), items[k]);
         __syncwarp();
@@ -345,8 +356,13 @@ struct DeviceScan {
         p.tile_counter = reinterpret_cast<unsigned *>(base);
         p.num_tiles = static_cast<unsigned>(tiles);
         State state = State::on(base + kCounterBytes);
-        detail::device_scan_kernel<T, Op, BLOCK, IPT, MINB, AHEAD, State>
-            <<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p, op, state);
+        auto kernel = detail::device_scan_kernel<T, Op, BLOCK, IPT, MINB, AHEAD, State>;
+        const size_t smem = Shape::kDynamicStage ? Shape::kStageBytes : 0;
+        if (smem) {
+            e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+            if (e != cudaSuccess) return e;
+        }
+        kernel<<<static_cast<unsigned>(tiles), BLOCK, smem, stream>>>(p, op, state);
         return cudaGetLastError();
     }
 };

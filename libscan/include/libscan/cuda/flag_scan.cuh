@@ -142,7 +142,8 @@ __global__ void __launch_bounds__(BLOCK, MINB) flag_scan_kernel(const FlagScanPa
     if (threadIdx.x == 0) {
         s_tile = atomicAdd(p.scan.tile_counter, 1u);
         size_t ahead_first, ahead_count; // the values, then the flags, of a tile AHEAD on (device_scan.cuh)
-        prefetch_tile_l2<T, BLOCK, IPT, AHEAD>(p.scan, s_tile, ahead_first, ahead_count);
+        prefetch_tile_l2<T, BLOCK * IPT, AHEAD>(p.scan.a.in, p.scan.a.n, p.scan.num_tiles, p.scan.vector_ok, s_tile,
+                                                ahead_first, ahead_count);
         if (ahead_count && reinterpret_cast<uintptr_t>(p.flags) % 16 == 0) prefetch_l2(p.flags + ahead_first, ahead_count);
     }
     __syncthreads();

@@ -47,7 +47,15 @@ namespace libscan {
 enum TileStatus : unsigned { kTileInvalid = 0, kTileAggregate = 1, kTilePrefix = 2 };
 
 constexpr int kTileGroup = 32;     // tiles per group (one warp lane each)
-constexpr int kLookbackGroups = 4; // groups read per round trip: this one and 3 before
+// Groups read per round trip: this one and 7 before. The groups' P values
+// form a chain (a group end publishes P once it has found an earlier one),
+// which advances at most kLookbackGroups-1 groups per round trip; with 4
+// that chain, not DRAM, set the pace of every look-back kernel once tiles
+// are short of work (H100, 2^28 u32: compaction at 1% kept ran at ~63 tiles
+// per us whatever the tile size). 8 groups: u64 scan 1520 -> 1457 us, u32
+// 742 -> 730 us, select-if 1% 522 -> 448 us
+// (bench/results/2026-11-22-h100-sweeps/).
+constexpr int kLookbackGroups = 8;
 
 namespace detail {
 __device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigned long long v) {
