@@ -17,13 +17,14 @@
 // the flags of select-flagged, of the tile kPrefetchTiles on):
 //  1. load the tile once, 16-byte vectors in libscan's warp-striped layout
 //     (block_scan.cuh), and evaluate the selector into a 32-bit keep mask;
-//  2. count kept elements per 16-byte chunk and scan the counts across the
-//     block with libscan::BlockScan (32-bit: a tile holds < 2^32 elements);
-//  3. warp 0 learns the number kept before the tile by decoupled look-back
-//     (libscan::TileLookback over a 64-bit Sum, so counts beyond 2^32 work),
-//     while the other warps stage their kept elements in shared memory at
-//     their rank in the tile (rejected ones after them, for partition);
-//  4. the block writes the staged elements to consecutive addresses
+//  2. rank each kept element inside its warp (warp scans of per-chunk
+//     counts, four 8-bit counts to a word) and stage it at that rank in the
+//     warp's own slice of shared memory (rejected ones after the kept, for
+//     partition), so no element stays in registers past this point;
+//  3. sum the warps' counts (32-bit: a tile holds < 2^32 elements); warp 0
+//     learns the number kept before the tile by decoupled look-back
+//     (libscan::TileLookback over a 64-bit Sum, so counts beyond 2^32 work);
+//  4. each warp writes its staged elements to consecutive addresses
 //     (coalesced); the last tile writes the total to *d_num.
 // Stability: ranks follow element order, so kept elements keep input order;
 // a rejected element's rank is (its index) - (kept before it), which keeps
@@ -176,9 +177,9 @@ __global__ void __launch_bounds__(BLOCK, MINB)
     constexpr int K = Shape::K, V = Shape::V, kTile = Shape::kTile;
     static_assert(IPT <= 32, "compact: the keep mask holds at most 32 items per thread");
     static_assert(!INDICES || std::is_same_v<OutT, uint64_t>, "compact: indices are uint64_t");
-    using BlockScanT = libscan::BlockScan<unsigned, BLOCK>;
+    constexpr int kWarps = BLOCK / libscan::kWarpThreads;
     using Count = unsigned long long;
-    __shared__ typename BlockScanT::TempStorage scan_temp;
+    __shared__ unsigned s_warp_kept[kWarps];
     __shared__ unsigned s_tile;
     __shared__ Count s_prefix, s_total;
     extern __shared__ __align__(16) unsigned char s_raw[];
@@ -188,12 +189,9 @@ __global__ void __launch_bounds__(BLOCK, MINB)
         s_tile = atomicAdd(p.tile_counter, 1u);
         // As libscan's scan does (device_scan.cuh): the input of the tile
         // AHEAD tiles on into L2, so DRAM keeps reading during look-backs.
-        const size_t ahead = static_cast<size_t>(s_tile) + AHEAD;
-        if (AHEAD > 0 && p.vector_ok && ahead < p.num_tiles) {
-            const size_t base = ahead * kTile, count = p.n - base < size_t(kTile) ? p.n - base : size_t(kTile);
-            libscan::detail::prefetch_l2(p.in + base, count * sizeof(T));
-            sel.prefetch_l2(base, count);
-        }
+        size_t first, count;
+        libscan::detail::prefetch_tile_l2<T, kTile, AHEAD>(p.in, p.n, p.num_tiles, p.vector_ok, s_tile, first, count);
+        if (count) sel.prefetch_l2(first, count);
     }
     __syncthreads();
     const unsigned tile = s_tile;
@@ -229,16 +227,66 @@ __global__ void __launch_bounds__(BLOCK, MINB)
                 if (local0 + k * libscan::kWarpThreads * V + v >= valid) keep &= ~(1u << (k * V + v));
     }
 
-    // 2. Kept elements before each chunk of this lane, inside the tile.
-    unsigned before[K][1];
+    // 2. Rank in the warp. The warp's items run chunk by chunk (all lanes'
+    // chunk 0, then chunk 1, ...), so an item's rank is the warp's kept count
+    // of the earlier chunks, plus the lower lanes' count in its chunk, plus
+    // the kept items before it in its vector. Per-chunk counts travel four to
+    // a word, 8 bits each (a warp keeps at most 32 x V <= 128 per chunk), so
+    // one warp scan serves four chunks.
+    constexpr int kWords = (K + 3) / 4;
+    unsigned packed[kWords];
 #pragma unroll
-    for (int k = 0; k < K; ++k) before[k][0] = __popc((keep >> (k * V)) & ((1u << V) - 1u));
-    unsigned tile_kept;
-    libscan::NoBlockPrefix no_prefix;
-    BlockScanT(scan_temp).template ScanWarpStriped<K, 1>(before, true, libscan::Sum<unsigned>(), tile_kept,
-                                                         no_prefix);
+    for (int w = 0; w < kWords; ++w) packed[w] = 0;
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+        packed[k / 4] |= static_cast<unsigned>(__popc((keep >> (k * V)) & ((1u << V) - 1u))) << (8 * (k % 4));
+    unsigned warp_kept = 0; // kept in this warp so far, chunk by chunk
+    unsigned chunk_rank[K];
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) {
+        unsigned totals;
+        const unsigned excl =
+            libscan::WarpScan<unsigned>::ExclusiveScan(packed[w], libscan::Sum<unsigned>(), totals);
+#pragma unroll
+        for (int k = 4 * w; k < K && k < 4 * w + 4; ++k) {
+            chunk_rank[k] = warp_kept + ((excl >> (8 * (k % 4))) & 0xffu);
+            warp_kept += (totals >> (8 * (k % 4))) & 0xffu;
+        }
+    }
 
-    // 3. Warp 0: kept before this tile (look-back). Everyone: stage by rank.
+    // 3. Stage the warp's kept items at their rank in the warp's own region
+    // (rejected ones after them, for partition). No item stays live past
+    // this point, so the look-back below does not add to the kernel's
+    // register peak, which sets how many blocks share an SM.
+    OutT *region = stage + warp * Shape::kWarpItems;
+    const int warp_first = warp * Shape::kWarpItems; // tile index of the warp's first item
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        unsigned rank = chunk_rank[k];
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            const int local = local0 + k * libscan::kWarpThreads * V + v;
+            const OutT o = out_value<T, OutT, INDICES>(items[k][v], tile_base + local);
+            if (keep & (1u << (k * V + v))) {
+                region[rank] = o;
+                ++rank;
+            } else if (p.rejected && local < valid) {
+                region[warp_kept + ((local - warp_first) - rank)] = o; // rank = kept before this element
+            }
+        }
+    }
+
+    // 4. Kept per warp -> kept before each warp in the tile; warp 0 then learns
+    // the number kept before the tile (look-back).
+    if (lane == 0) s_warp_kept[warp] = warp_kept;
+    __syncthreads();
+    unsigned kept_before_warp = 0, tile_kept = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+        const unsigned c = s_warp_kept[w];
+        kept_before_warp += w < warp ? c : 0u;
+        tile_kept += c;
+    }
     if (warp == 0) {
         libscan::TileLookback<Count, libscan::Sum<Count>, libscan::TileState<Count>> lookback{
             state, tile, libscan::Sum<Count>(), Count(0), Count(0)};
@@ -248,31 +296,19 @@ __global__ void __launch_bounds__(BLOCK, MINB)
             s_total = lookback.inclusive;
         }
     }
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-        unsigned rank = before[k][0];
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-            const int local = local0 + k * libscan::kWarpThreads * V + v;
-            const OutT o = out_value<T, OutT, INDICES>(items[k][v], tile_base + local);
-            if (keep & (1u << (k * V + v))) {
-                stage[rank] = o;
-                ++rank;
-            } else if (p.rejected && local < valid) {
-                stage[tile_kept + (local - rank)] = o; // rank = kept before this element
-            }
-        }
-    }
     __syncthreads();
 
-    // 4. Coalesced writes of the staged tile.
+    // 5. Each warp writes its region to consecutive addresses (coalesced).
     const size_t prefix = s_prefix;
-    OutT *dst = p.out + prefix;
-    for (int j = threadIdx.x; j < static_cast<int>(tile_kept); j += BLOCK) dst[j] = stage[j];
-    if (p.rejected) {
-        OutT *rdst = p.rejected + (tile_base - prefix); // rejected before this tile
-        const int tile_rejected = valid - static_cast<int>(tile_kept);
-        for (int j = threadIdx.x; j < tile_rejected; j += BLOCK) rdst[j] = stage[tile_kept + j];
+    OutT *dst = p.out + prefix + kept_before_warp;
+    for (int j = lane; j < static_cast<int>(warp_kept); j += libscan::kWarpThreads) dst[j] = region[j];
+    if (p.rejected && warp_first < valid) {
+        const int warp_valid = min(valid - warp_first, Shape::kWarpItems);
+        // Rejected before this warp: everything before the tile and before
+        // the warp in it that was not kept.
+        OutT *rdst = p.rejected + (tile_base - prefix) + (warp_first - kept_before_warp);
+        const int warp_rejected = warp_valid - static_cast<int>(warp_kept);
+        for (int j = lane; j < warp_rejected; j += libscan::kWarpThreads) rdst[j] = region[warp_kept + j];
     }
     if (threadIdx.x == 0 && tile == p.num_tiles - 1) *p.d_num = static_cast<size_t>(s_total);
 }
