@@ -13,8 +13,8 @@
 //
 // A word moves X -> A -> P. Thread d of a tile publishes A for digit d as
 // soon as the tile is ranked (tile 0 publishes P directly), then walks back
-// over the earlier tiles' words for digit d, adding A counts until it meets a
-// P, and publishes P = (that sum) + own count. Each word is one single-copy-
+// over the earlier tiles' words for digit d (a few per round trip), adding A
+// counts until it meets a P, and publishes P = (that sum) + own count. Each word is one single-copy-
 // atomic relaxed store/load at GPU scope: flag and count travel together, so
 // no fence is needed (nothing else is shared through these words).
 // Counts are integers, so the result does not depend on what the walk saw.
@@ -61,20 +61,34 @@ template <typename W, int RADIX> struct DigitLookback {
     }
 
     // The number of keys with `digit` in tiles before `tile`; publishes P.
+    // The walk reads kWindow words per round trip (the next kWindow earlier
+    // tiles, independent loads), then takes them newest first: A counts add
+    // up, a P ends the walk, an X stops the round and the walk resumes there.
     __device__ __forceinline__ W exclusive(unsigned tile, int digit, W count) const {
+        constexpr int kWindow = 4;
         if (tile == 0) return 0;
         W sum = 0;
-        long long j = static_cast<long long>(tile) - 1;
+        long long j = static_cast<long long>(tile) - 1; // newest tile not yet added
         for (;;) {
-            const W w = detail::ld_relaxed(words + static_cast<size_t>(j) * RADIX + digit);
-            const unsigned state = static_cast<unsigned>(w >> kShift);
-            if (state == libscan::kTileInvalid) {
-                __nanosleep(8);
-                continue;
+            W w[kWindow];
+#pragma unroll
+            for (int q = 0; q < kWindow; ++q) // tile 0 is always P: the walk never needs j - q < 0
+                w[q] = j - q >= 0 ? detail::ld_relaxed(words + static_cast<size_t>(j - q) * RADIX + digit) : W(0);
+            bool done = false, stalled = false;
+#pragma unroll
+            for (int q = 0; q < kWindow; ++q) {
+                if (done || stalled) continue;
+                const unsigned state = static_cast<unsigned>(w[q] >> kShift);
+                if (state == libscan::kTileInvalid) {
+                    stalled = true;
+                    continue;
+                }
+                sum += w[q] & kCountMask;
+                if (state == libscan::kTilePrefix) done = true;
+                else --j;
             }
-            sum += w & kCountMask;
-            if (state == libscan::kTilePrefix) break;
-            --j; // an A: tile 0 is always P, so j never goes below 0
+            if (done) break;
+            if (stalled) __nanosleep(8);
         }
         publish(tile, digit, libscan::kTilePrefix, sum + count);
         return sum;

@@ -71,25 +71,32 @@ template <typename K> struct HistogramParams {
     unsigned long long *hist; // [passes][kRadix], zeroed before launch
 };
 
-// Each block counts into shared histograms, kParts copies per pass taken by
-// lane % kParts so that lanes with equal digits rarely hit one address, and
+// Each block counts into shared histograms, PARTS copies per pass taken by
+// lane % PARTS so that lanes with equal digits rarely hit one address, and
 // adds them to the global counts at the end. A round loads IPT keys per
 // thread with 16-byte vectors where aligned; the per-pass shifts and masks
 // are fixed for the launch and the pass loop is unrolled, so a key costs a
-// shift, a mask and one shared atomic per pass (ncu, 2^28 u32: the first
-// version, with the digit arithmetic and a warp vote per key and pass, took
-// 1.36 ms against CUB's 0.46 ms).
-template <typename K, int BLOCK, int IPT>
-__global__ void __launch_bounds__(BLOCK) histogram_kernel(const HistogramParams<K> p) {
+// shift, a mask and one shared atomic per pass. Policy (HistogramTuning
+// holds the one the sort uses; bench/radixsort/histogram_sweep times others):
+//   kBlockThreads, kItemsPerThread, kParts;
+//   kPartMinor:  copies of one digit side by side ([pass][digit][part]), else
+//                whole histograms one after another ([pass][part][digit]);
+//   kUniformVote: a warp whose 32 keys are equal adds 32 once instead of 32
+//                atomics on one address (one shuffle and one vote per key).
+template <typename K, class Policy>
+__global__ void __launch_bounds__(Policy::kBlockThreads) histogram_kernel(const HistogramParams<K> p) {
+    constexpr int BLOCK = Policy::kBlockThreads, IPT = Policy::kItemsPerThread, kParts = Policy::kParts;
     constexpr int kPasses = int(sizeof(K)) * 8 / kRadixBits < kMaxPasses ? int(sizeof(K)) * 8 / kRadixBits : kMaxPasses;
-    constexpr int kParts = HistogramTuning::kParts;
     constexpr int V = 16 / int(sizeof(K)); // keys per 16-byte vector
     static_assert(IPT % V == 0, "radixsort: histogram items per thread must fill whole vectors");
-    __shared__ unsigned s_hist[kPasses][kParts][kRadix];
-    for (int i = threadIdx.x; i < kPasses * kParts * kRadix; i += BLOCK) (&s_hist[0][0][0])[i] = 0;
+    __shared__ unsigned s_hist[kPasses][kParts * kRadix];
+    for (int i = threadIdx.x; i < kPasses * kParts * kRadix; i += BLOCK) (&s_hist[0][0])[i] = 0;
     __syncthreads();
-
+    // Counter of digit d in this thread's copy: s_hist[pass][d * dstride + poff].
     const int lane = threadIdx.x & 31, part = lane % kParts;
+    constexpr int dstride = Policy::kPartMinor ? kParts : 1;
+    const int poff = Policy::kPartMinor ? part : part * kRadix;
+
     unsigned shift[kPasses], mask[kPasses];
 #pragma unroll
     for (int pass = 0; pass < kPasses; ++pass) {
@@ -124,19 +131,20 @@ __global__ void __launch_bounds__(BLOCK) histogram_kernel(const HistogramParams<
         for (int k = 0; k < IPT; ++k) {
             const K m = p.codec.map(keys[k]);
             const bool valid = (ok >> k) & 1u;
-            // A warp of equal keys (sorted runs, few distinct values) would
-            // serialise 32 atomics on one address: lane 0 adds 32 instead.
-            // (Every lane takes part in the shuffle: no short-circuit around it.)
-            const K first = static_cast<K>(__shfl_sync(libscan::kFullMask, m, 0));
-            const bool uniform = __all_sync(libscan::kFullMask, valid && m == first);
+            bool uniform = false;
+            if constexpr (Policy::kUniformVote) {
+                // Every lane takes part in the shuffle: no short-circuit around it.
+                const K first = static_cast<K>(__shfl_sync(libscan::kFullMask, m, 0));
+                uniform = __all_sync(libscan::kFullMask, valid && m == first);
+            }
 #pragma unroll
             for (int pass = 0; pass < kPasses; ++pass) {
                 if (pass >= p.passes) break;
                 const unsigned d = static_cast<unsigned>(m >> shift[pass]) & mask[pass];
                 if (uniform) {
-                    if (lane == 0) atomicAdd(&s_hist[pass][0][d], 32u);
+                    if (lane == 0) atomicAdd(&s_hist[pass][d * dstride], 32u);
                 } else if (valid) {
-                    atomicAdd(&s_hist[pass][part][d], 1u);
+                    atomicAdd(&s_hist[pass][d * dstride + poff], 1u);
                 }
             }
         }
@@ -146,9 +154,18 @@ __global__ void __launch_bounds__(BLOCK) histogram_kernel(const HistogramParams<
         const int pass = i / kRadix, d = i % kRadix;
         unsigned c = 0;
 #pragma unroll
-        for (int q = 0; q < kParts; ++q) c += s_hist[pass][q][d];
+        for (int q = 0; q < kParts; ++q) c += s_hist[pass][Policy::kPartMinor ? d * kParts + q : q * kRadix + d];
         if (c) atomicAdd(p.hist + i, static_cast<unsigned long long>(c));
     }
+}
+
+// Blocks of histogram_kernel<K, Policy> for n keys on `sms` SMs: enough to
+// cover the keys once, at most Policy::kBlocksPerSm per SM (grid-stride).
+template <class Policy> inline unsigned histogram_blocks(size_t n, int sms) {
+    const size_t chunk = size_t(Policy::kBlockThreads) * Policy::kItemsPerThread;
+    const size_t chunks = (n + chunk - 1) / chunk;
+    const size_t cap = size_t(sms > 0 ? sms : 1) * Policy::kBlocksPerSm;
+    return static_cast<unsigned>(chunks < cap ? chunks : cap);
 }
 
 // ---- 2. where each digit starts, per pass --------------------------------

@@ -132,16 +132,10 @@ template <typename K, typename V> cudaError_t run(const radixsort__plan_t &pl, c
     hp.end_bit = pl.end_bit;
     hp.passes = pl.passes;
     hp.hist = reinterpret_cast<unsigned long long *>(scratch + kCounterBytes);
-    {
-        using HT = HistogramTuning;
-        const size_t chunks = (n + size_t(HT::kBlockThreads) * HT::kItemsPerThread - 1) /
-                              (size_t(HT::kBlockThreads) * HT::kItemsPerThread);
-        const size_t cap = size_t(sms > 0 ? sms : 1) * HT::kBlocksPerSm;
-        const unsigned blocks = static_cast<unsigned>(chunks < cap ? chunks : cap);
-        histogram_kernel<K, HT::kBlockThreads, HT::kItemsPerThread><<<blocks, HT::kBlockThreads, 0, stream>>>(hp);
-        e = cudaGetLastError();
-        if (e != cudaSuccess) return e;
-    }
+    histogram_kernel<K, HistogramTuning>
+        <<<histogram_blocks<HistogramTuning>(n, sms), HistogramTuning::kBlockThreads, 0, stream>>>(hp);
+    e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
     digit_base_kernel<<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(hp.hist);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;

@@ -32,16 +32,21 @@ template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kItemsPerThread = 16;
 };
 
-// The upfront histogram kernel: threads per block, keys per thread per
-// round, blocks per SM of the grid-stride grid. First choices, not swept:
-// at 2^28 u32 it takes 0.79 ms against CUB's 0.46 ms
-// (bench/results/2026-11-22-h100-8ac93c1/ncu-histogram-times-026adff.txt),
-// the largest part of what the sort still loses to CUB.
+// The upfront histogram kernel (onesweep.cuh says what each field does):
+// threads per block, keys per thread per round, blocks per SM of the
+// grid-stride grid, shared copies and their layout, the equal-warp vote.
+// Chosen by: bench/results/2026-11-22-h100-sweeps/histogram-sweep.txt (2^28
+// u32 on the H100, read floor 351 us): this one 522 / 513 / 512 us for
+// uniform / sorted / all-equal keys, against 814 / 814 / 856 us for the
+// former 4 copies with the equal-warp vote. The vote cost more than the
+// same-address atomics it saves, and one copy is as fast as four.
 struct HistogramTuning {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16; // four 16-byte loads of 4-byte keys per round
-    static constexpr int kBlocksPerSm = 4;
-    static constexpr int kParts = 4; // shared histogram copies per pass (by lane % kParts)
+    static constexpr int kBlocksPerSm = 8;
+    static constexpr int kParts = 1;           // shared histogram copies per pass (by lane % kParts)
+    static constexpr bool kPartMinor = false;  // (copies one after another; moot with one)
+    static constexpr bool kUniformVote = false;
 };
 
 // Status words of the look-back: 32-bit (2-bit flag + 30-bit count) while
