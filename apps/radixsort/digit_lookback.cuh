@@ -61,11 +61,12 @@ template <typename W, int RADIX> struct DigitLookback {
     }
 
     // The number of keys with `digit` in tiles before `tile`; publishes P.
-    // The walk reads kWindow words per round trip (the next kWindow earlier
+    // The walk reads WINDOW words per round trip (the next WINDOW earlier
     // tiles, independent loads), then takes them newest first: A counts add
     // up, a P ends the walk, an X stops the round and the walk resumes there.
-    __device__ __forceinline__ W exclusive(unsigned tile, int digit, W count) const {
-        constexpr int kWindow = 4;
+    // A wider window costs registers (PassTuning picks it per kernel).
+    template <int WINDOW> __device__ __forceinline__ W exclusive(unsigned tile, int digit, W count) const {
+        constexpr int kWindow = WINDOW;
         if (tile == 0) return 0;
         W sum = 0;
         long long j = static_cast<long long>(tile) - 1; // newest tile not yet added

@@ -242,7 +242,7 @@ __device__ __forceinline__ void rank_in_warp(const unsigned (&digit)[IPT], unsig
     }
 }
 
-template <typename K, typename V, typename W, int BLOCK, int IPT>
+template <typename K, typename V, typename W, int BLOCK, int IPT, int WINDOW>
 __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p) {
     constexpr bool kValues = !std::is_same<V, NoValues>::value;
     constexpr int kWarps = BLOCK / 32;
@@ -343,7 +343,7 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     // Global start of each digit's run in this tile (wrapping arithmetic: the
     // tile position i of the run is added back when scattering).
     if (t < kRadix) {
-        const W before = p.lookback.exclusive(tile, t, W(tile_count));
+        const W before = p.lookback.template exclusive<WINDOW>(tile, t, W(tile_count));
         s_global[t] = p.digit_base[t] + static_cast<unsigned long long>(before) - start[0];
     }
     __syncthreads();

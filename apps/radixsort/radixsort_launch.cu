@@ -80,7 +80,7 @@ cudaError_t run_passes(const radixsort__plan_t &pl, const Codec<K> &codec, char 
         p.digit_base = hist + size_t(pass) * kRadix;
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<W, kRadix>{status};
-        pass_kernel<K, V, W, BLOCK, IPT><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
+        pass_kernel<K, V, W, BLOCK, IPT, Tuning::kLookbackWindow><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         src = dst;

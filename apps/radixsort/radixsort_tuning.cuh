@@ -19,17 +19,25 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // Chosen by: bench/results/2026-11-21-h100-radix-ipt/ (2^28 on the H100, ballot
 // ranking: u32 keys 384 x 20 8.56 ms against 8.98 ms for 384 x 16; u32/u32
 // pairs 384 x 20 14.4 ms against 11.0 ms for 384 x 16, registers).
+// kLookbackWindow: earlier tiles' digit words read per round trip of the
+// digit look-back (digit_lookback.cuh). 4 took u32 keys from 6.31 to 6.17 ms
+// at 2^28 (bench/results/2026-11-22-h100-3607aca/), but cost the other
+// kernels spills or registers: u32/u32 pairs 9.85 -> 10.10 ms, u64/u32
+// pairs 26.9 -> 30.4 ms; they keep 1.
 template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
     static constexpr int kBlockThreads = 384;
     static constexpr int kItemsPerThread = 16;
+    static constexpr int kLookbackWindow = 1;
 };
 template <> struct PassTuning<4, false> {
     static constexpr int kBlockThreads = 384;
     static constexpr int kItemsPerThread = 20;
+    static constexpr int kLookbackWindow = 4;
 };
 template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16;
+    static constexpr int kLookbackWindow = 1;
 };
 
 // The upfront histogram kernel (onesweep.cuh says what each field does):
