@@ -30,6 +30,10 @@ namespace libscan {
 // against 1725-1730. Earlier register-path choices:
 // bench/results/2026-11-21-h100-2fc027a/tile-sweep.txt and
 // bench/results/2026-11-21-h100-8a45725/tile-sweep-minb-8byte.txt.
+// With the look-back over 8 groups (lookback.cuh) the same shapes stayed
+// best: bench/results/2026-11-22-h100-sweeps/tile-sweep-r8.txt (u32 5 or 4
+// blocks 730-731 us, 6 blocks 878; u64 256 x 16 1457 us against 1534-1721
+// for 256 x 24, 256 x 32 and 512 x 16 in dynamic shared memory).
 //
 // kPrefetchTiles: each block asks L2 (sm_90 bulk prefetch) for the input of
 // the tile this many tiles after its own, so DRAM keeps reading while
