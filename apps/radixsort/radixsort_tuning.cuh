@@ -14,18 +14,22 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 
 // The per-pass (onesweep) kernel, chosen by the widest of key and value and
 // by whether values travel. 4-byte keys only: 384 threads x 20 keys = 7680
-// keys per tile, 30 KB of exchange + 12 KB of warp histograms; with values,
-// 384 x 16. 8-byte: 256 x 16 = 4096, 32 KB + 8 KB.
-// Chosen by: bench/results/2026-11-21-h100-radix-ipt/ (2^28 on the H100, ballot
-// ranking: u32 keys 384 x 20 8.56 ms against 8.98 ms for 384 x 16; u32/u32
-// pairs 384 x 20 14.4 ms against 11.0 ms for 384 x 16, registers).
+// keys per tile, 30 KB of exchange + 12 KB of warp histograms; with 4-byte
+// values, 448 x 16 = 7168, 28 KB + 14 KB. 8-byte: 256 x 16 = 4096, 32 KB +
+// 8 KB.
+// Chosen by: bench/results/2026-11-21-h100-radix-ipt/ (2^28 on the H100,
+// ballot ranking: u32 keys 384 x 20 8.56 ms against 8.98 ms for 384 x 16);
+// u32/u32 pairs: bench/results/2026-11-22-h100-radix-pairs/ (2^28, H100,
+// scratch builds): 448 x 16 9.49 ms = 1.082x CUB, 512 x 14 1.084x, 512 x 12
+// 1.113x, 384 x 16 (the former entry) 1.119x, 384 x 12 1.219x, 256 x 20
+// 1.208x, 256 x 16 1.295x, 640 x 10 1.432x.
 // kLookbackWindow: earlier tiles' digit words read per round trip of the
 // digit look-back (digit_lookback.cuh). 4 took u32 keys from 6.31 to 6.17 ms
 // at 2^28 (bench/results/2026-11-22-h100-3607aca/), but cost the other
 // kernels spills or registers: u32/u32 pairs 9.85 -> 10.10 ms, u64/u32
 // pairs 26.9 -> 30.4 ms; they keep 1.
 template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
-    static constexpr int kBlockThreads = 384;
+    static constexpr int kBlockThreads = 448;
     static constexpr int kItemsPerThread = 16;
     static constexpr int kLookbackWindow = 1;
 };
