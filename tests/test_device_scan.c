@@ -1107,6 +1107,8 @@ static const dl_monoid_t dl_monoids[] = {
     {SHIM_DL_AFFINE, sizeof(affine_t), "affine composition", affine_ident, affine_combine, affine_random,
      affine_format},
     {SHIM_DL_TRI, sizeof(tri_t), "unitriangular 3x3 product", tri_ident, tri_combine, tri_random, tri_format},
+    {SHIM_DL_AFFINE_WIDE, sizeof(affine_t), "affine composition, 256x32 tile", affine_ident, affine_combine,
+     affine_random, affine_format},
 };
 
 static const dl_monoid_t *dl_monoid(shim_dl_type_t type) {
@@ -1191,6 +1193,13 @@ static void test_noncommutative_tri_device_layer(void **state) {
     dl_check(SHIM_DL_TRI);
 }
 
+/* A caller-chosen tile whose staging area (64 KiB) only fits dynamic shared
+ * memory: DeviceScan's opt-in path, which no tuning entry takes today. */
+static void test_noncommutative_affine_wide_tile(void **state) {
+    (void)state;
+    dl_check(SHIM_DL_AFFINE_WIDE);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_u32),
@@ -1217,6 +1226,7 @@ int main(void) {
         cmocka_unit_test(test_noncommutative_mat2_device_layer),
         cmocka_unit_test(test_noncommutative_affine_device_layer),
         cmocka_unit_test(test_noncommutative_tri_device_layer),
+        cmocka_unit_test(test_noncommutative_affine_wide_tile),
     };
     test_begin("test_device_scan");
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));

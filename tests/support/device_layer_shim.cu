@@ -35,10 +35,14 @@ static_assert(sizeof(tri_t) == 12 && 16 % sizeof(tri_t) != 0, "tri_t must be 12 
 
 constexpr size_t kGuard = 64; // poisoned elements on each side of the output
 
-template <class T, class Op>
+// A tile shape no tuning entry uses: 64 KiB of staging, above what static
+// shared memory holds, so DeviceScan stages it in dynamic shared memory.
+using AffineWide = libscan::DeviceScan<affine_t, 256, 32, 2>;
+static_assert(AffineWide::Shape::kDynamicStage, "the wide affine shape must take the dynamic staging path");
+
+template <class T, class Op, class DS = libscan::DeviceScan<T>>
 int dl_scan(const void *h_in, void *h_out, size_t n, int exclusive, const void *init, int init_on_device,
             void *h_total, int in_place) {
-    using DS = libscan::DeviceScan<T>;
     int status = 0;
     const size_t bytes = n * sizeof(T), span = (n + 2 * kGuard) * sizeof(T);
     T *d_in = nullptr, *d_out_base = nullptr, *d_init = nullptr, *d_total = nullptr;
@@ -103,6 +107,7 @@ extern "C" size_t shim_dl_tile_items(shim_dl_type_t type) {
     case SHIM_DL_MAT2: return libscan::DeviceScan<mat2_t>::Shape::kTile;
     case SHIM_DL_AFFINE: return libscan::DeviceScan<affine_t>::Shape::kTile;
     case SHIM_DL_TRI: return libscan::DeviceScan<tri_t>::Shape::kTile;
+    case SHIM_DL_AFFINE_WIDE: return AffineWide::Shape::kTile;
     }
     return 0;
 }
@@ -116,6 +121,9 @@ extern "C" int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, 
         return dl_scan<affine_t, AffineThen>(h_in, h_out, n, exclusive, init, init_on_device, h_total, in_place);
     case SHIM_DL_TRI:
         return dl_scan<tri_t, TriMul>(h_in, h_out, n, exclusive, init, init_on_device, h_total, in_place);
+    case SHIM_DL_AFFINE_WIDE:
+        return dl_scan<affine_t, AffineThen, AffineWide>(h_in, h_out, n, exclusive, init, init_on_device, h_total,
+                                                         in_place);
     }
     return SHIM_UNSUPPORTED;
 }

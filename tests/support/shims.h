@@ -76,8 +76,15 @@ int shim_block_run(shim_type_t type, int block_threads, shim_block_mode_t mode, 
 
 /* The monoids of support/monoids.h: mat2_t (16 bytes, one per 16-byte
  * vector), affine_t (8 bytes, two per vector), tri_t (12 bytes, no whole
- * number per vector: DeviceScan's path for such sizes). */
-typedef enum shim_dl_type { SHIM_DL_MAT2 = 0, SHIM_DL_AFFINE = 1, SHIM_DL_TRI = 2 } shim_dl_type_t;
+ * number per vector: DeviceScan's path for such sizes). SHIM_DL_AFFINE_WIDE
+ * is affine_t through a caller-chosen 256 x 32 tile (64 KiB of staging:
+ * DeviceScan's dynamic shared-memory path). */
+typedef enum shim_dl_type {
+    SHIM_DL_MAT2 = 0,
+    SHIM_DL_AFFINE = 1,
+    SHIM_DL_TRI = 2,
+    SHIM_DL_AFFINE_WIDE = 3
+} shim_dl_type_t;
 
 /* DeviceScan<T>::Shape::kTile for the type; 0 for an unknown type. */
 size_t shim_dl_tile_items(shim_dl_type_t type);
