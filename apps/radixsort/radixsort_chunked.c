@@ -87,20 +87,25 @@ static uint64_t mapped(radixsort_key_t key, bool desc, const unsigned char *p) {
 }
 
 typedef struct run {
-    FILE *f;          /* keys then u64 indices, `len` records of each */
+    FILE *f;          /* keys, then u64 indices, then values: `len` records of each present */
     size_t len, next; /* records, next record to read */
     size_t buf_at, buf_n;
     unsigned char *keys;
     uint64_t *idx;
-    long idx_offset;  /* file offset of the indices */
+    unsigned char *vals; /* NULL: no values */
+    long idx_offset;     /* file offset of the indices */
+    long vals_offset;    /* file offset of the values (in the run's sorted order) */
 } run_t;
 
 #define RUN_BUF 8192
 
-static int run_fill(run_t *r, size_t ks, bool with_idx) {
+static int run_fill(run_t *r, size_t ks, bool with_idx, size_t vsize) {
     size_t n = r->len - r->next < RUN_BUF ? r->len - r->next : RUN_BUF;
     if (fseek(r->f, (long)(r->next * ks), SEEK_SET) || fread(r->keys, ks, n, r->f) != n) return -1;
     if (with_idx && (fseek(r->f, r->idx_offset + (long)(r->next * 8), SEEK_SET) || fread(r->idx, 8, n, r->f) != n))
+        return -1;
+    if (r->vals &&
+        (fseek(r->f, r->vals_offset + (long)(r->next * vsize), SEEK_SET) || fread(r->vals, vsize, n, r->f) != n))
         return -1;
     r->buf_at = 0;
     r->buf_n = n;
@@ -129,19 +134,18 @@ static void sift_down(heap_item_t *h, size_t n, size_t i) {
     }
 }
 
-/* Values are gathered per output record: a values reader positioned by
- * index needs random access, so the values are first copied to a raw temp
- * file (fixed-size records). */
+/* Values travel with their runs: each chunk's values are read beside its
+ * keys, put in the chunk's sorted order through the chunk's permutation and
+ * spilled after the keys, so the merge reads every file sequentially. */
 int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     char err[512];
     int rc = APP_EXIT_INTERNAL;
     arr_reader_t *rd = NULL, *vrd = NULL;
     arr_writer_t *w = NULL, *vw = NULL;
-    FILE *vtmp = NULL;
     run_t *runs = NULL;
     size_t nruns = 0;
     heap_item_t *heap = NULL;
-    unsigned char *chunk = NULL, *vbuf = NULL;
+    unsigned char *chunk = NULL, *vchunk = NULL, *vbuf = NULL;
     uint64_t *idx = NULL;
     app_progress_t prog;
     memset(&prog, 0, sizeof prog);
@@ -171,23 +175,6 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
         }
         vdtype = arr_reader_dtype(vrd);
         vsize = arr_dtype_size(vdtype);
-        vtmp = tmpfile();
-        vbuf = malloc(RUN_BUF * vsize);
-        if (!vtmp || !vbuf) {
-            app_error(job->prog, "cannot create a temporary file for the values");
-            goto done;
-        }
-        for (size_t got = 1; got;) {
-            if (arr_reader_read(vrd, vbuf, RUN_BUF, &got, err, sizeof err) != ARR_OK) {
-                app_error(job->prog, "%s", err);
-                rc = APP_EXIT_USAGE;
-                goto done;
-            }
-            if (got && fwrite(vbuf, vsize, got, vtmp) != got) {
-                app_error(job->prog, "cannot write a temporary file for the values");
-                goto done;
-            }
-        }
     }
 
     /* 1. sorted runs */
@@ -196,7 +183,11 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     runs = calloc(nruns + 1, sizeof(run_t));
     chunk = malloc(chunk_n * (ks > 4 ? ks : 4) + 8);
     idx = need_idx ? malloc(chunk_n * 8 + 8) : NULL;
-    if (!runs || !chunk || (need_idx && !idx)) {
+    if (vsize) {
+        vchunk = malloc(chunk_n * vsize);
+        vbuf = malloc(RUN_BUF * vsize);
+    }
+    if (!runs || !chunk || (need_idx && !idx) || (vsize && (!vchunk || !vbuf))) {
         app_error(job->prog, "out of host memory for chunks of %zu keys", chunk_n);
         goto done;
     }
@@ -211,22 +202,51 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
             goto done;
         }
         rs_widen(job->key_file_dtype, chunk, got);
+        if (vsize) {
+            size_t vgot = 0;
+            if (arr_reader_read(vrd, vchunk, chunk_n, &vgot, err, sizeof err) != ARR_OK) {
+                app_error(job->prog, "%s", err);
+                rc = APP_EXIT_USAGE;
+                goto done;
+            }
+            if (vgot != got) {
+                app_error(job->prog, "%s: ended after %zu values, before the keys of %s", job->values_path, at + vgot,
+                          job->in_path);
+                rc = APP_EXIT_USAGE;
+                goto done;
+            }
+        }
         app_timing_start(timing, "compute");
         int src = rs_sort_host(job, chunk, idx, got);
         if (src != APP_EXIT_OK) {
             rc = src;
             goto done;
         }
-        if (idx)
-            for (size_t i = 0; i < got; ++i) idx[i] += at;
         app_timing_start(timing, "spill");
         runs[r].f = tmpfile();
         runs[r].len = got;
         runs[r].idx_offset = (long)(got * ks);
+        runs[r].vals_offset = runs[r].idx_offset + (long)(idx ? got * 8 : 0);
         runs[r].keys = malloc(RUN_BUF * ks);
         runs[r].idx = malloc(RUN_BUF * 8);
-        if (!runs[r].f || !runs[r].keys || !runs[r].idx || fwrite(chunk, ks, got, runs[r].f) != got ||
-            (idx && fwrite(idx, 8, got, runs[r].f) != got)) {
+        runs[r].vals = vsize ? malloc(RUN_BUF * vsize) : NULL;
+        bool spilled = runs[r].f && runs[r].keys && runs[r].idx && (!vsize || runs[r].vals) &&
+                       fwrite(chunk, ks, got, runs[r].f) == got;
+        /* Values in sorted order: idx[i] is still the chunk-local position of
+         * the i-th smallest key here. */
+        for (size_t i = 0; spilled && vsize && i < got; i += RUN_BUF) {
+            const size_t m = got - i < RUN_BUF ? got - i : RUN_BUF;
+            for (size_t j = 0; j < m; ++j) memcpy(vbuf + j * vsize, vchunk + idx[i + j] * vsize, vsize);
+            if (fseek(runs[r].f, runs[r].vals_offset + (long)(i * vsize), SEEK_SET) ||
+                fwrite(vbuf, vsize, m, runs[r].f) != m)
+                spilled = false;
+        }
+        if (idx)
+            for (size_t i = 0; i < got; ++i) idx[i] += at;
+        if (spilled && idx &&
+            (fseek(runs[r].f, runs[r].idx_offset, SEEK_SET) || fwrite(idx, 8, got, runs[r].f) != got))
+            spilled = false;
+        if (!spilled) {
             app_error(job->prog, "cannot write sorted run %zu to a temporary file", r);
             goto done;
         }
@@ -257,7 +277,7 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     size_t hn = 0;
     for (size_t r = 0; r < nruns; ++r) {
         if (runs[r].len == 0) continue;
-        if (run_fill(&runs[r], ks, need_idx)) goto io_fail;
+        if (run_fill(&runs[r], ks, need_idx, vsize)) goto io_fail;
         heap[hn].key = mapped(job->key, job->descending, runs[r].keys);
         heap[hn].run = r;
         ++hn;
@@ -282,10 +302,7 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
                 rs_narrow(job->key_file_dtype, outk, 1);
                 st = arr_writer_write(w, outk, 1, err, sizeof err);
             }
-            if (st == ARR_OK && vw) {
-                if (fseek(vtmp, (long)(id * vsize), SEEK_SET) || fread(vbuf, vsize, 1, vtmp) != 1) goto io_fail;
-                st = arr_writer_write(vw, vbuf, 1, err, sizeof err);
-            }
+            if (st == ARR_OK && vw) st = arr_writer_write(vw, r->vals + r->buf_at * vsize, 1, err, sizeof err);
             if (st != ARR_OK) {
                 app_error(job->prog, "%s", err);
                 goto done;
@@ -296,7 +313,7 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
         ++r->next;
         if (++r->buf_at == r->buf_n) {
             if (r->next < r->len) {
-                if (run_fill(r, ks, need_idx)) goto io_fail;
+                if (run_fill(r, ks, need_idx, vsize)) goto io_fail;
             }
         }
         if (r->next < r->len) heap[0].key = mapped(job->key, job->descending, r->keys + r->buf_at * ks);
@@ -334,16 +351,17 @@ done:
     arr_writer_abort(vw);
     arr_reader_close(rd);
     arr_reader_close(vrd);
-    if (vtmp) fclose(vtmp);
     for (size_t r = 0; runs && r < nruns; ++r) {
         if (runs[r].f) fclose(runs[r].f);
         free(runs[r].keys);
         free(runs[r].idx);
+        free(runs[r].vals);
     }
     free(runs);
     free(heap);
     free(chunk);
     free(idx);
+    free(vchunk);
     free(vbuf);
     return rc;
 }

@@ -151,6 +151,12 @@ expect_cmd 0 "chunked" "$RS" "$tmp/big.npy" -o "$tmp/o.npy" --mem-limit 20000 --
   check "chunked f32 (--mem-limit)" "$tmp/big.npy" "$tmp/o.npy"
 expect_cmd 0 "chunked env" env RADIXSORT_MEM_LIMIT=50000 "$RS" "$tmp/bigdup.npy" -r --values "$tmp/bigv.npy" --values-out "$tmp/vo.npy" -o "$tmp/o.npy" --quiet &&
   check "chunked -r --values (RADIXSORT_MEM_LIMIT, auto device)" "$tmp/bigdup.npy" "$tmp/o.npy" desc "values=$tmp/bigv.npy,$tmp/vo.npy"
+# Values spilled with their runs: 8-byte values, ascending, and with --unique.
+py iota "$tmp/bigv8.npy" '<i8' 30000
+expect_cmd 0 "chunked --values i8" "$RS" "$tmp/bigdup.npy" --values "$tmp/bigv8.npy" --values-out "$tmp/vo8.npy" -o "$tmp/o.npy" --mem-limit 30000 --quiet --device cpu &&
+  check "chunked --values i8 (stable)" "$tmp/bigdup.npy" "$tmp/o.npy" "values=$tmp/bigv8.npy,$tmp/vo8.npy"
+expect_cmd 0 "chunked -u --values" "$RS" "$tmp/bigdup.npy" -u --values "$tmp/bigv8.npy" --values-out "$tmp/vo8.npy" -o "$tmp/o.npy" --mem-limit 30000 --quiet --device cpu &&
+  check "chunked -u --values" "$tmp/bigdup.npy" "$tmp/o.npy" unique "values=$tmp/bigv8.npy,$tmp/vo8.npy"
 expect_cmd 0 "chunked argsort" "$RS" "$tmp/bigdup.npy" --argsort -o "$tmp/o.npy" --mem-limit 30000 --quiet --device cpu &&
   check "chunked --argsort" "$tmp/bigdup.npy" "$tmp/o.npy" argsort
 expect_cmd 0 "chunked unique" "$RS" "$tmp/bigdup.npy" -u -o "$tmp/o.npy" --mem-limit 30000 --quiet --device cpu &&
