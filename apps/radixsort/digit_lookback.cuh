@@ -14,9 +14,10 @@
 // A word moves X -> A -> P. Thread d of a tile publishes A for digit d as
 // soon as the tile is ranked (tile 0 publishes P directly), then walks back
 // over the earlier tiles' words for digit d (a few per round trip), adding A
-// counts until it meets a P, and publishes P = (that sum) + own count. Each word is one single-copy-
-// atomic relaxed store/load at GPU scope: flag and count travel together, so
-// no fence is needed (nothing else is shared through these words).
+// counts until it meets a P, and publishes P = (that sum) + own count. Each
+// word is one single-copy-atomic relaxed store/load at GPU scope: flag and
+// count travel together, so no fence is needed (nothing else is shared
+// through these words).
 // Counts are integers, so the result does not depend on what the walk saw.
 #pragma once
 
@@ -66,18 +67,17 @@ template <typename W, int RADIX> struct DigitLookback {
     // up, a P ends the walk, an X stops the round and the walk resumes there.
     // A wider window costs registers (PassTuning picks it per kernel).
     template <int WINDOW> __device__ __forceinline__ W exclusive(unsigned tile, int digit, W count) const {
-        constexpr int kWindow = WINDOW;
         if (tile == 0) return 0;
         W sum = 0;
         long long j = static_cast<long long>(tile) - 1; // newest tile not yet added
         for (;;) {
-            W w[kWindow];
+            W w[WINDOW];
 #pragma unroll
-            for (int q = 0; q < kWindow; ++q) // tile 0 is always P: the walk never needs j - q < 0
+            for (int q = 0; q < WINDOW; ++q) // tile 0 is always P: the walk never needs j - q < 0
                 w[q] = j - q >= 0 ? detail::ld_relaxed(words + static_cast<size_t>(j - q) * RADIX + digit) : W(0);
             bool done = false, stalled = false;
 #pragma unroll
-            for (int q = 0; q < kWindow; ++q) {
+            for (int q = 0; q < WINDOW; ++q) {
                 if (done || stalled) continue;
                 const unsigned state = static_cast<unsigned>(w[q] >> kShift);
                 if (state == libscan::kTileInvalid) {

@@ -91,7 +91,7 @@ typedef struct run {
     size_t len, next; /* records, next record to read */
     size_t buf_at, buf_n;
     unsigned char *keys;
-    uint64_t *idx;
+    uint64_t *idx;       /* NULL: no indices (only --argsort keeps them) */
     unsigned char *vals; /* NULL: no values */
     long idx_offset;     /* file offset of the indices */
     long vals_offset;    /* file offset of the values (in the run's sorted order) */
@@ -99,10 +99,10 @@ typedef struct run {
 
 #define RUN_BUF 8192
 
-static int run_fill(run_t *r, size_t ks, bool with_idx, size_t vsize) {
+static int run_fill(run_t *r, size_t ks, size_t vsize) {
     size_t n = r->len - r->next < RUN_BUF ? r->len - r->next : RUN_BUF;
     if (fseek(r->f, (long)(r->next * ks), SEEK_SET) || fread(r->keys, ks, n, r->f) != n) return -1;
-    if (with_idx && (fseek(r->f, r->idx_offset + (long)(r->next * 8), SEEK_SET) || fread(r->idx, 8, n, r->f) != n))
+    if (r->idx && (fseek(r->f, r->idx_offset + (long)(r->next * 8), SEEK_SET) || fread(r->idx, 8, n, r->f) != n))
         return -1;
     if (r->vals &&
         (fseek(r->f, r->vals_offset + (long)(r->next * vsize), SEEK_SET) || fread(r->vals, vsize, n, r->f) != n))
@@ -150,6 +150,8 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     app_progress_t prog;
     memset(&prog, 0, sizeof prog);
     const size_t ks = radixsort_key_size(job->key);
+    /* The chunk sort returns its permutation for --argsort (spilled with the
+     * run) and for values (applied to the chunk's values before they spill). */
     const bool need_idx = job->argsort || job->values_path;
     size_t vsize = 0;
 
@@ -226,11 +228,11 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
         runs[r].f = tmpfile();
         runs[r].len = got;
         runs[r].idx_offset = (long)(got * ks);
-        runs[r].vals_offset = runs[r].idx_offset + (long)(idx ? got * 8 : 0);
+        runs[r].vals_offset = runs[r].idx_offset + (long)(job->argsort ? got * 8 : 0);
         runs[r].keys = malloc(RUN_BUF * ks);
-        runs[r].idx = malloc(RUN_BUF * 8);
+        runs[r].idx = job->argsort ? malloc(RUN_BUF * 8) : NULL;
         runs[r].vals = vsize ? malloc(RUN_BUF * vsize) : NULL;
-        bool spilled = runs[r].f && runs[r].keys && runs[r].idx && (!vsize || runs[r].vals) &&
+        bool spilled = runs[r].f && runs[r].keys && (!job->argsort || runs[r].idx) && (!vsize || runs[r].vals) &&
                        fwrite(chunk, ks, got, runs[r].f) == got;
         /* Values in sorted order: idx[i] is still the chunk-local position of
          * the i-th smallest key here. */
@@ -241,9 +243,9 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
                 fwrite(vbuf, vsize, m, runs[r].f) != m)
                 spilled = false;
         }
-        if (idx)
+        if (job->argsort)
             for (size_t i = 0; i < got; ++i) idx[i] += at;
-        if (spilled && idx &&
+        if (spilled && job->argsort &&
             (fseek(runs[r].f, runs[r].idx_offset, SEEK_SET) || fwrite(idx, 8, got, runs[r].f) != got))
             spilled = false;
         if (!spilled) {
@@ -277,7 +279,7 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     size_t hn = 0;
     for (size_t r = 0; r < nruns; ++r) {
         if (runs[r].len == 0) continue;
-        if (run_fill(&runs[r], ks, need_idx, vsize)) goto io_fail;
+        if (run_fill(&runs[r], ks, vsize)) goto io_fail;
         heap[hn].key = mapped(job->key, job->descending, runs[r].keys);
         heap[hn].run = r;
         ++hn;
@@ -291,7 +293,7 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
         run_t *r = &runs[heap[0].run];
         const uint64_t key = heap[0].key;
         const unsigned char *kp = r->keys + r->buf_at * ks;
-        const uint64_t id = need_idx ? r->idx[r->buf_at] : 0;
+        const uint64_t id = r->idx ? r->idx[r->buf_at] : 0;
         if (!job->unique || written == 0 || key != last) {
             arr_status_t st;
             if (job->argsort) {
@@ -313,7 +315,7 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
         ++r->next;
         if (++r->buf_at == r->buf_n) {
             if (r->next < r->len) {
-                if (run_fill(r, ks, need_idx, vsize)) goto io_fail;
+                if (run_fill(r, ks, vsize)) goto io_fail;
             }
         }
         if (r->next < r->len) heap[0].key = mapped(job->key, job->descending, r->keys + r->buf_at * ks);
