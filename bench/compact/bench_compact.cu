@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../bench.h"
 #include "../bench_timing.cuh"
 #define BENCH_PROGRAM "bench_compact"
 #include "../bench_check.cuh"
@@ -32,12 +33,7 @@
 
 namespace {
 
-__host__ __device__ inline uint32_t hash32(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return static_cast<uint32_t>((x ^ (x >> 31)) >> 32);
-}
+__host__ __device__ inline uint32_t hash32(uint64_t x) { return static_cast<uint32_t>(bench::mix64(x) >> 32); }
 
 // Uniform random keys; flags = (key < threshold), so both select the same.
 __global__ void fill_kernel(uint32_t *keys, unsigned char *flags, size_t n, uint32_t threshold, uint64_t seed) {

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <functional>
 
+#include "../bench.h"
 #include "../bench_timing.cuh"
 #define BENCH_PROGRAM "compact_sweep"
 #include "../bench_check.cuh"
@@ -24,12 +25,7 @@
 
 namespace {
 
-__host__ __device__ inline uint32_t mix32(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return static_cast<uint32_t>((x ^ (x >> 31)) >> 32);
-}
+__host__ __device__ inline uint32_t mix32(uint64_t x) { return static_cast<uint32_t>(bench::mix64(x) >> 32); }
 __global__ void fill_random(uint32_t *x, size_t n, uint64_t seed) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
         x[i] = mix32(seed + i);
