@@ -44,10 +44,12 @@
  *          32 combined in a fixed warp-scan order, and group prefixes are a
  *          left fold in group order, whatever the timing of the look-back.
  *          (The single-cluster path for small counts cuts the array into 16
- *          slices, folds the slice totals in a fixed warp-scan order and
- *          adds that prefix to each slice's own scan.) Float sums therefore equal a sequential
- *          loop only up to rounding, but never vary between runs on the same
- *          GPU architecture and library version.
+ *          slices; the carry-in joins the first slice's total, the slice
+ *          totals before a slice are folded in a fixed warp-scan order, and
+ *          that prefix enters the slice's own scan as its block prefix.)
+ *          Float sums therefore equal a sequential loop only up to
+ *          rounding, but never vary between runs on the same GPU
+ *          architecture and library version.
  *
  * Operators (libscan_op_t) and their identities
  *   LIBSCAN_OP_SUM  a + b. Integers wrap (two's complement). Identity 0 for

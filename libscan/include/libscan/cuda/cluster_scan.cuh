@@ -3,19 +3,25 @@
 //
 // Why: below ~2^16 elements a scan is latency, not bandwidth. The look-back
 // scan needs zeroed tile states (a memset before its kernel); CUB needs two
-// kernels. Here the CLUSTER blocks of one cluster each scan a slice, publish
-// their aggregate in shared memory, and read the aggregates of the blocks
-// before them through distributed shared memory (DSMEM): one launch, no
-// temp storage, nothing to reset between calls.
+// kernels. Here the CLUSTER blocks of one cluster each scan a slice. As soon
+// as a block knows its aggregate (inside the block scan, through its prefix
+// callback), warp 0 sends it straight into the shared memory of every later
+// block (cluster_mailbox.cuh: st.async, counted on the receiver's mbarrier)
+// and waits on its own mailbox, a local wait, for the earlier blocks'. One
+// launch, no temp storage, nothing to reset between calls, and no cluster
+// barrier on the critical path: the one barrier, which makes the mailboxes'
+// mbarriers visible, is crossed while the loads are in flight.
 //
-// Association (fixed for a given n, so floats are deterministic):
-//   prefix(b) = carry-in (+) a(0) (+) ... (+) a(b-1), folded by the warp
-//   scan's fixed order over the block aggregates a(.), and each output is
-//   prefix(b) (+) (the block's own scan of its slice).
+// Association (fixed for a given n, so floats are deterministic): with
+// c = carry-in and a(.) the block aggregates, block 0 sends c (+) a(0) and
+// block b > 0 sends a(b); prefix(0) = c and, for b > 0, prefix(b) is the
+// warp scan's fixed fold of the b values block b received, in block order.
+// Inside a block, prefix(b) enters as BlockScan's callback prefix (see the
+// association in block_scan.cuh).
 #pragma once
 
-#include <cooperative_groups.h>
 #include "libscan/cuda/block_scan.cuh"
+#include "libscan/cuda/cluster_mailbox.cuh"
 
 namespace libscan {
 
@@ -42,6 +48,34 @@ namespace detail {
 #define LIBSCAN_CLUSTER_DIMS(n)
 #endif
 
+// The block scan's prefix callback (block_scan.cuh), run by warp 0 once the
+// block aggregate is known: send it on to the later blocks, then fold what
+// the earlier blocks sent. Returns this block's prefix; the last block also
+// writes the total.
+template <typename T, class Op, int CLUSTER> struct MailboxPrefix {
+    ClusterMailbox<T, CLUSTER> &box;
+    const unsigned rank;
+    const T carry; // the carry-in, in block 0
+    T *const d_total;
+    const Op op;
+
+    __device__ __forceinline__ T operator()(T aggregate) {
+        ClusterMailbox<T, CLUSTER>::wait_all_opened(); // every mailbox in the cluster is open
+        const int lane = lane_id();
+        const T sent = rank == 0 ? op(carry, aggregate) : aggregate;
+        if (lane > static_cast<int>(rank) && lane < CLUSTER) box.send(sent, static_cast<int>(rank), static_cast<unsigned>(lane));
+        T prefix = carry;
+        if (rank > 0) {
+            box.wait();
+            T x = op.identity();
+            if (lane < static_cast<int>(rank)) x = box.take(lane);
+            prefix = WarpScan<T>::Broadcast(WarpScan<T>::InclusiveScan(x, op), static_cast<int>(rank) - 1);
+        }
+        if (d_total && rank == CLUSTER - 1 && lane == 0) *d_total = op(prefix, aggregate);
+        return prefix;
+    }
+};
+
 template <typename T, class Op, int BLOCK, int IPT, int CLUSTER>
 __global__ void LIBSCAN_CLUSTER_DIMS(CLUSTER) __launch_bounds__(BLOCK)
     cluster_scan_kernel(const ClusterScanArgs<T> a, const Op op) {
@@ -53,19 +87,23 @@ __global__ void LIBSCAN_CLUSTER_DIMS(CLUSTER) __launch_bounds__(BLOCK)
     constexpr int kWarpItems = kWarpThreads * IPT;
     constexpr int kSlice = BLOCK * IPT;
 
-    namespace cg = cooperative_groups;
-    cg::cluster_group cluster = cg::this_cluster();
     __shared__ typename BlockScan<T, BLOCK>::TempStorage temp;
-    __shared__ T s_aggregate;
+    __shared__ ClusterMailbox<T, CLUSTER> box;
 
-    const unsigned rank = cluster.block_rank();
-    // Read before the first cluster barrier: d_init may alias d_total, which
-    // the last block writes after it.
-    const T carry = a.d_init ? *a.d_init : a.carry_in;
+    unsigned rank;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    if (threadIdx.x == 0) box.open(rank); // one value from each earlier block
+    box.arrive_opened();                  // (warp 0 waits for all, in MailboxPrefix)
+
+    // Only block 0 reads the carry-in; it travels on inside c (+) a(0). So
+    // the last block's write of d_total (which may alias d_init) depends on
+    // the value read.
+    const T carry = rank == 0 ? (a.d_init ? *a.d_init : a.carry_in) : op.identity();
 
     const size_t base = static_cast<size_t>(rank) * kSlice;
     const int warp = threadIdx.x / kWarpThreads;
-    const size_t first = base + static_cast<size_t>(warp) * kWarpItems + lane_id() * V;
+    const int lane = lane_id();
+    const size_t first = base + static_cast<size_t>(warp) * kWarpItems + lane * V;
     const bool full = a.n >= base + kSlice;
 
     T items[K][V];
@@ -87,26 +125,8 @@ __global__ void LIBSCAN_CLUSTER_DIMS(CLUSTER) __launch_bounds__(BLOCK)
     }
 
     T aggregate;
-    NoBlockPrefix none;
-    BlockScan<T, BLOCK>(temp).template ScanWarpStriped<K, V>(items, a.exclusive, op, aggregate, none);
-    if (threadIdx.x == 0) s_aggregate = aggregate;
-    cluster.sync(); // every block's aggregate is visible cluster-wide
-
-    // Every warp folds the aggregates before its block itself (no extra
-    // block barrier): lane l reads block l's aggregate over DSMEM.
-    const int lane = lane_id();
-    T x = op.identity();
-    if (lane < static_cast<int>(rank)) x = *cluster.map_shared_rank(&s_aggregate, static_cast<unsigned>(lane));
-    T inc = WarpScan<T>::InclusiveScan(x, op);
-    T before = WarpScan<T>::Broadcast(inc, rank > 0 ? static_cast<int>(rank) - 1 : 0);
-    const T prefix = rank > 0 ? op(carry, before) : carry;
-    // Done with remote shared memory: let the others leave once all arrive.
-    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-
-#pragma unroll
-    for (int k = 0; k < K; ++k)
-#pragma unroll
-        for (int v = 0; v < V; ++v) items[k][v] = op(prefix, items[k][v]);
+    MailboxPrefix<T, Op, CLUSTER> prefix{box, rank, carry, a.d_total, op};
+    BlockScan<T, BLOCK>(temp).template ScanWarpStriped<K, V>(items, a.exclusive, op, aggregate, prefix);
 
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -126,9 +146,6 @@ __global__ void LIBSCAN_CLUSTER_DIMS(CLUSTER) __launch_bounds__(BLOCK)
                 if (i0 + v < a.n) a.out[i0 + v] = items[k][v];
         }
     }
-    if (a.d_total && rank == CLUSTER - 1 && threadIdx.x == 0) *a.d_total = op(prefix, aggregate);
-    // A block's shared memory must outlive the other blocks' DSMEM reads.
-    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #else
     (void)a;
     (void)op;
