@@ -58,8 +58,6 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
         st = libscan_check_device_pointer(ptrs[i]);
         if (st != LIBSCAN_SUCCESS) return st;
     }
-    /* Small scans run in one cluster launch and never touch temp. */
-    const bool uses_temp = need && libscan__scan_uses_temp(count, dtype, op);
     if (opts->d_temp && need) { /* checked even where the small path ignores it */
         st = libscan_check_device_pointer(opts->d_temp);
         if (st != LIBSCAN_SUCCESS) return st;
@@ -79,6 +77,9 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
     call.d_total = opts->d_total;
     if (count == 0 && !opts->d_total) return LIBSCAN_SUCCESS;
 
+    /* Small scans run in one cluster launch and never touch temp, so none is
+     * allocated for them (asked only without caller temp: a device query). */
+    const bool uses_temp = need && !opts->d_temp && libscan__scan_uses_temp(count, dtype, op);
     libscan_temp_t t;
     st = libscan_temp_acquire(opts->d_temp, opts->temp_bytes, uses_temp ? need : 0, stream, &t);
     if (st != LIBSCAN_SUCCESS) return st;

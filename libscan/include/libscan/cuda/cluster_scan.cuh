@@ -20,8 +20,11 @@
 // association in block_scan.cuh).
 #pragma once
 
+#include <atomic>
+
 #include "libscan/cuda/block_scan.cuh"
 #include "libscan/cuda/cluster_mailbox.cuh"
+#include "libscan/cuda/driver_launch.cuh"
 
 namespace libscan {
 
@@ -159,33 +162,61 @@ __global__ void LIBSCAN_CLUSTER_DIMS(CLUSTER) __launch_bounds__(BLOCK)
 template <typename T, int BLOCK, int IPT, int CLUSTER> struct ClusterScan {
     static constexpr size_t kCapacity = static_cast<size_t>(CLUSTER) * BLOCK * IPT;
 
-    // True when the current device can run this kernel: compute capability
-    // 9.0+, the kernel built for it, and a CLUSTER-block cluster schedulable
-    // (not always so on partitioned GPUs). Probed once per device.
-    template <class Op> static bool supported() {
+    // What the current device offers this kernel, probed once per device:
+    // ok when it can run it (compute capability 9.0+, the kernel built for
+    // it, and a CLUSTER-block cluster schedulable -- not always so on
+    // partitioned GPUs); fn, the driver handle to launch it with (null: use
+    // <<<>>>).
+    struct Support {
+        bool ok;
+        cudaFunction_t fn;
+    };
+    template <class Op> static Support on_current_device() {
         int dev = 0;
         if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
             (void)cudaGetLastError();
-            return false;
+            return Support{false, nullptr};
         }
-        static signed char cache[kMaxDevices]; // 0 unknown, 1 yes, -1 no (benign race: same answer)
-        if (cache[dev] == 0) cache[dev] = probe<Op>(dev) ? 1 : -1;
-        return cache[dev] > 0;
+        // 0 unknown, 1 yes, -1 no; a race only probes twice, with one answer.
+        static std::atomic<signed char> state[kMaxDevices];
+        static std::atomic<cudaFunction_t> fn[kMaxDevices];
+        signed char st = state[dev].load(std::memory_order_acquire);
+        if (st == 0) {
+            const bool ok = probe<Op>(dev);
+            fn[dev].store(ok && detail::driver_launch_fn() ? detail::driver_function(kernel<Op>()) : nullptr,
+                          std::memory_order_relaxed);
+            st = ok ? 1 : -1;
+            state[dev].store(st, std::memory_order_release);
+        }
+        return Support{st > 0, st > 0 ? fn[dev].load(std::memory_order_relaxed) : nullptr};
     }
+    template <class Op> static bool supported() { return on_current_device<Op>().ok; }
 
     // Enqueues the scan of a.n <= kCapacity elements. No temp storage.
-    // Call only where supported<Op>() is true.
+    // Call only where supported<Op>() is true; `s` from on_current_device()
+    // saves a second device query.
     template <class Op> static cudaError_t run(const ClusterScanArgs<T> &a, Op op, cudaStream_t stream) {
-        if (a.n > kCapacity) return cudaErrorInvalidValue;
-        detail::cluster_scan_kernel<T, Op, BLOCK, IPT, CLUSTER><<<CLUSTER, BLOCK, 0, stream>>>(a, op);
+        return run(a, op, stream, on_current_device<Op>());
+    }
+    template <class Op>
+    static cudaError_t run(const ClusterScanArgs<T> &a, Op op, cudaStream_t stream, const Support &s) {
+        if (a.n > kCapacity || !s.ok) return cudaErrorInvalidValue;
+        if (s.fn) {
+            ClusterScanArgs<T> args = a;
+            void *params[] = {&args, &op};
+            return detail::driver_launch(detail::driver_launch_fn(), s.fn, dim3(CLUSTER), dim3(BLOCK), params, stream);
+        }
+        kernel<Op>()<<<CLUSTER, BLOCK, 0, stream>>>(a, op);
         return cudaGetLastError();
     }
 
   private:
     static constexpr int kMaxDevices = 64;
 
+    template <class Op> static auto kernel() { return detail::cluster_scan_kernel<T, Op, BLOCK, IPT, CLUSTER>; }
+
     template <class Op> static bool probe(int dev) {
-        auto kernel = detail::cluster_scan_kernel<T, Op, BLOCK, IPT, CLUSTER>;
+        auto kernel = ClusterScan::kernel<Op>();
         int major = 0, clusters = 0;
         cudaFuncAttributes fa;
         bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&

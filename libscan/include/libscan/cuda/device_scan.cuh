@@ -339,10 +339,12 @@ struct DeviceScan {
             if (a.d_total) detail::write_total_kernel<T, Op><<<1, 1, 0, stream>>>(a, op);
             return cudaGetLastError();
         }
-        if (small_path<Op>(a.n)) {
+        // One device query decides the path and gives the launch handle.
+        const auto small = a.n <= Small::kCapacity ? Small::template on_current_device<Op>() : typename Small::Support{};
+        if (small.ok) {
             ClusterScanArgs<T> c{a.in, a.out, a.n, a.exclusive, a.has_init ? a.init : op.identity(), a.d_init, a.d_total,
                                  (reinterpret_cast<uintptr_t>(a.in) % 16 == 0) && (reinterpret_cast<uintptr_t>(a.out) % 16 == 0)};
-            return Small::run(c, op, stream);
+            return Small::run(c, op, stream, small);
         }
         if (temp_size < temp_bytes(a.n) || temp == nullptr) return cudaErrorInvalidValue;
         const size_t tiles = num_tiles(a.n);

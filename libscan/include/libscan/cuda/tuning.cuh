@@ -74,13 +74,24 @@ template <typename T> constexpr int scan_min_blocks() {
 
 // Small inputs: one cluster of kClusterBlocks blocks (cluster_scan.cuh),
 // capacity kClusterBlocks * kBlockThreads * kItemsPerThread = 65536 elements
-// for 4- and 8-byte types. Chosen by: bench/results/2026-11-21-h100-cluster-sweep.md
-// (2^16 u32: 16 x 256 x 16 = 8.45 us beat 8 x 1024 x 8, 8 x 512 x 16,
-// 16 x 512 x 8, 16 x 1024 x 4; CUB 13.47 us in the same run).
+// for 4- and 8-byte types. First chosen by
+// bench/results/2026-11-21-h100-cluster-sweep.md (2^16 u32: 16 x 256 x 16 =
+// 8.45 us beat 8 x 1024 x 8, 8 x 512 x 16, 16 x 512 x 8, 16 x 1024 x 4; CUB
+// 13.47 us in the same run). With the mailbox (cluster_mailbox.cuh), device
+// time per call at 2^16 from bench/results/2026-11-22-h100-small-scan/:
+// u32 16 x 128 x 32 2.52 us against 2.75-2.77 for 16 x 256 x 16, 2.75 for
+// 16 x 64 x 64 and 2.95 for 16 x 512 x 8; u64 16 x 256 x 16 3.63-3.66 us
+// against 3.73 for 16 x 128 x 32 and 3.93-3.96 for 16 x 512 x 8. Sixteen
+// blocks is the most one cluster may hold.
 template <size_t ELEMENT_BYTES> struct ClusterTuning {
     static constexpr int kClusterBlocks = 16; // beyond the portable 8: needs sm_90 and an opt-in
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = ELEMENT_BYTES > 16 ? 1 : 16;
+};
+template <> struct ClusterTuning<4> {
+    static constexpr int kClusterBlocks = 16;
+    static constexpr int kBlockThreads = 128;
+    static constexpr int kItemsPerThread = 32;
 };
 
 // Segmented scan (segmented.cuh): each item is a (32-bit tag, value) pair,
