@@ -1130,34 +1130,38 @@ static void dl_fail(const dl_monoid_t *m, const char *ctx, size_t i, const void 
     TFAIL("%s: element %zu = %s differs from the CPU left fold %s", ctx, i, g, w);
 }
 
-static void dl_check(shim_dl_type_t type) {
+typedef int (*dl_scan_fn)(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive,
+                          const void *init, int init_on_device, void *h_total, int in_place);
+
+/* Scans random elements of `type` of each size through `scan` (inclusive and
+ * exclusive; no carry-in, host carry-in, device carry-in; every fourth run in
+ * place) and compares every output and the total with a CPU left fold. */
+static void dl_check_with(shim_dl_type_t type, dl_scan_fn scan, const char *what, const size_t *sizes, size_t count) {
     test_require_gpu();
     const dl_monoid_t *m = dl_monoid(type);
     const size_t es = m->size;
-    const size_t t = shim_dl_tile_items(type);
-    if (t == 0) TFAIL("no tile size for %s", m->name);
-    const size_t sizes[] = {1, 31, t - 1, t + 1, 37 * t + 5, 300 * t + 3};
-    const size_t cap = 300 * t + 3;
+    size_t cap = 1;
+    for (size_t k = 0; k < count; ++k) cap = sizes[k] > cap ? sizes[k] : cap;
     unsigned char *in = xmalloc(cap * es), *out = xmalloc(cap * es);
     unsigned char init[DL_MAX_BYTES], total[DL_MAX_BYTES], acc[DL_MAX_BYTES];
     rng_t r;
     rng_init(&r, "device layer", (uint64_t)type);
     int run = 0;
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k)
+    for (size_t k = 0; k < count; ++k)
         for (int excl = 0; excl < 2; ++excl)
             for (int init_mode = 0; init_mode < 3; ++init_mode, ++run) { /* identity, host init, d_init */
                 const size_t n = sizes[k];
                 if (!test_size_allowed(n)) continue;
                 const int in_place = run % 4 == 3;
                 char ctx[200];
-                snprintf(ctx, sizeof ctx, "DeviceScan<%s>::run, %s, n=%zu, %s%s", m->name,
+                snprintf(ctx, sizeof ctx, "%s<%s>, %s, n=%zu, %s%s", what, m->name,
                          excl ? "exclusive" : "inclusive", n,
                          init_mode == 0 ? "no carry-in" : init_mode == 1 ? "host carry-in" : "device carry-in",
                          in_place ? ", in place" : "");
                 for (size_t i = 0; i < n; ++i) m->random(&r, in + i * es);
                 m->random(&r, init);
                 memset(out, 0, n * es);
-                int rc = shim_dl_scan(type, in, out, n, excl, init_mode ? init : NULL, init_mode == 2, total, in_place);
+                int rc = scan(type, in, out, n, excl, init_mode ? init : NULL, init_mode == 2, total, in_place);
                 if (rc == SHIM_GUARD_CORRUPTED) TFAIL("%s: wrote outside the output", ctx);
                 if (rc == SHIM_UNSUPPORTED) TFAIL("%s: the shim does not know this type", ctx);
                 if (rc != 0)
@@ -1175,6 +1179,15 @@ static void dl_check(shim_dl_type_t type) {
             }
     free(in);
     free(out);
+}
+
+/* DeviceScan<T>::run over sizes around its tile: both the one-cluster path
+ * (up to 65536 elements) and the look-back path. */
+static void dl_check(shim_dl_type_t type) {
+    const size_t t = shim_dl_tile_items(type);
+    if (t == 0) TFAIL("no tile size for device-layer type %d", (int)type);
+    const size_t sizes[] = {1, 31, t - 1, t + 1, 37 * t + 5, 300 * t + 3};
+    dl_check_with(type, shim_dl_scan, "DeviceScan::run", sizes, sizeof sizes / sizeof sizes[0]);
 }
 
 static void test_noncommutative_mat2_device_layer(void **state) {
@@ -1198,6 +1211,20 @@ static void test_noncommutative_tri_device_layer(void **state) {
 static void test_noncommutative_affine_wide_tile(void **state) {
     (void)state;
     dl_check(SHIM_DL_AFFINE_WIDE);
+}
+
+/* The one-cluster small scan launched with <<<>>> instead of the driver's
+ * cuLaunchKernel (its fallback where the driver entry point is missing),
+ * with 12-byte elements (values cross the cluster as three 32-bit words)
+ * and 8-byte ones (one 64-bit word). Skipped where clusters are not
+ * supported. */
+static void test_small_scan_runtime_launch(void **state) {
+    (void)state;
+    test_require_gpu();
+    if (!shim_small_scan_supported()) test_skip("the one-cluster scan needs compute capability 9.0+");
+    const size_t sizes[] = {1, 31, 4097, 65535, 65536};
+    dl_check_with(SHIM_DL_TRI, shim_small_scan_runtime_launch, "ClusterScan::run with <<<>>>", sizes, 5);
+    dl_check_with(SHIM_DL_AFFINE, shim_small_scan_runtime_launch, "ClusterScan::run with <<<>>>", sizes, 5);
 }
 
 int main(void) {
@@ -1227,6 +1254,7 @@ int main(void) {
         cmocka_unit_test(test_noncommutative_affine_device_layer),
         cmocka_unit_test(test_noncommutative_tri_device_layer),
         cmocka_unit_test(test_noncommutative_affine_wide_tile),
+        cmocka_unit_test(test_small_scan_runtime_launch),
     };
     test_begin("test_device_scan");
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));

@@ -40,6 +40,21 @@ constexpr size_t kGuard = 64; // poisoned elements on each side of the output
 using AffineWide = libscan::DeviceScan<affine_t, 256, 32, 2>;
 static_assert(AffineWide::Shape::kDynamicStage, "the wide affine shape must take the dynamic staging path");
 
+// DeviceScan's one-cluster path through <<<>>> (no driver handle): a
+// stand-in for DeviceScan in dl_scan, for sizes that fit one cluster.
+template <class T> struct SmallRuntimeLaunch {
+    using Small = typename libscan::DeviceScan<T>::Small;
+    static size_t temp_bytes(size_t) { return 0; }
+    template <class Op>
+    static cudaError_t run(const libscan::DeviceScanArgs<T> &a, Op op, void *, size_t, cudaStream_t stream) {
+        if (!Small::template supported<Op>()) return cudaErrorNotSupported;
+        libscan::ClusterScanArgs<T> c{a.in, a.out, a.n, a.exclusive, a.has_init ? a.init : op.identity(), a.d_init,
+                                      a.d_total, false};
+        c.vector_ok = reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
+        return Small::run(c, op, stream, typename Small::Support{true, nullptr});
+    }
+};
+
 template <class T, class Op, class DS = libscan::DeviceScan<T>>
 int dl_scan(const void *h_in, void *h_out, size_t n, int exclusive, const void *init, int init_on_device,
             void *h_total, int in_place) {
@@ -124,6 +139,25 @@ extern "C" int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, 
     case SHIM_DL_AFFINE_WIDE:
         return dl_scan<affine_t, AffineThen, AffineWide>(h_in, h_out, n, exclusive, init, init_on_device, h_total,
                                                          in_place);
+    }
+    return SHIM_UNSUPPORTED;
+}
+
+extern "C" int shim_small_scan_supported(void) {
+    return libscan::DeviceScan<tri_t>::Small::supported<TriMul>() ? 1 : 0;
+}
+
+extern "C" int shim_small_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h_out, size_t n,
+                                              int exclusive, const void *init, int init_on_device, void *h_total,
+                                              int in_place) {
+    switch (type) {
+    case SHIM_DL_TRI:
+        return dl_scan<tri_t, TriMul, SmallRuntimeLaunch<tri_t>>(h_in, h_out, n, exclusive, init, init_on_device,
+                                                                 h_total, in_place);
+    case SHIM_DL_AFFINE:
+        return dl_scan<affine_t, AffineThen, SmallRuntimeLaunch<affine_t>>(h_in, h_out, n, exclusive, init,
+                                                                           init_on_device, h_total, in_place);
+    default: break;
     }
     return SHIM_UNSUPPORTED;
 }

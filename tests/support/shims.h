@@ -97,6 +97,18 @@ size_t shim_dl_tile_items(shim_dl_type_t type);
 int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive, const void *init,
                  int init_on_device, void *h_total, int in_place);
 
+/* 1 when the one-cluster small scan (ClusterScan, as DeviceScan<T> tunes it)
+ * runs on the current device. */
+int shim_small_scan_supported(void);
+
+/* As shim_dl_scan, but straight through ClusterScan<T>::run with a launch
+ * handle that asks for <<<>>> rather than the driver's cuLaunchKernel: the
+ * fallback path. n must fit one cluster (65536 for SHIM_DL_TRI and
+ * SHIM_DL_AFFINE; cudaErrorInvalidValue above); SHIM_UNSUPPORTED for the
+ * other types. */
+int shim_small_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive,
+                                   const void *init, int init_on_device, void *h_total, int in_place);
+
 #ifdef __cplusplus
 }
 #endif
