@@ -1,5 +1,6 @@
-// bench_timing.cuh -- the timing loop of the app benchmarks (bench_compact,
-// bench_radixsort, bench_sat, bench_segmented), header-only.
+// bench_timing.cuh -- the timing loops of the app benchmarks (bench_compact,
+// bench_radixsort, bench_sat, bench_segmented) and of the sweeps and probes
+// (cluster_sweep, bench/results/*/*.cu), header-only.
 //
 // bench::time_events(stream, warmup, reps, enqueue, &times):
 //   1. `warmup` untimed calls of enqueue() (first use, caches, lazy loading),
@@ -13,6 +14,13 @@
 // Returns the first CUDA error of the loop itself (events are destroyed on
 // every path; `times` is only written on success), cudaErrorInvalidValue for
 // reps < 1 or warmup < 0.
+//
+// bench::time_graph_call(stream, reps, enqueue, &us): the device time of one
+// call, in microseconds. One graph captures 41 calls of enqueue() and one
+// graph a single call (global capture mode); each graph is launched through
+// time_events (5 warm-ups, `reps` timed launches), and the difference of the
+// two upper medians over 40 leaves out the cost of launching a graph.
+// Returns the first CUDA error (capture, instantiation, launch or timing).
 //
 // Medians: median() is the middle time, or the mean of the two middle ones
 // for an even count; upper_median() is always times[reps / 2] (the same for
@@ -67,6 +75,38 @@ cudaError_t time_events(cudaStream_t stream, int warmup, int reps, F &&enqueue, 
     if (e != cudaSuccess) return e;
     std::sort(t.begin(), t.end());
     times->ms = std::move(t);
+    return cudaSuccess;
+}
+
+template <class F> cudaError_t time_graph_call(cudaStream_t stream, int reps, F &&enqueue, double *us) {
+    if (!us) return cudaErrorInvalidValue;
+    constexpr int kCalls[2] = {1, 41};
+    double t[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+        if (e != cudaSuccess) return e;
+        for (int i = 0; i < kCalls[k]; ++i) enqueue();
+        e = cudaStreamEndCapture(stream, &graph);
+        if (e == cudaSuccess) e = cudaGraphInstantiate(&exec, graph, 0);
+        if (graph) (void)cudaGraphDestroy(graph);
+        cudaError_t launch = cudaSuccess;
+        EventTimes times;
+        if (e == cudaSuccess)
+            e = time_events(
+                stream, 5, reps,
+                [&] {
+                    const cudaError_t l = cudaGraphLaunch(exec, stream);
+                    if (launch == cudaSuccess) launch = l;
+                },
+                &times);
+        if (e == cudaSuccess) e = launch;
+        if (exec) (void)cudaGraphExecDestroy(exec);
+        if (e != cudaSuccess) return e;
+        t[k] = times.upper_median() * 1000.0;
+    }
+    *us = (t[1] - t[0]) / (kCalls[1] - kCalls[0]);
     return cudaSuccess;
 }
 

@@ -14,40 +14,23 @@
 #include <cub/device/device_scan.cuh>
 #include "libscan/cuda/cluster_scan.cuh"
 #include "libscan/cuda/ops.cuh"
+#include "bench_timing.cuh"
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(2);} } while (0)
-
-static float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
 
 __global__ void empty_kernel() {}
 
-template <typename F> float time_events(F f, cudaStream_t s, int reps = 200) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-    for (int i = 0; i < 5; ++i) f();
-    CK(cudaStreamSynchronize(s));
-    std::vector<float> ts;
-    for (int i = 0; i < reps; ++i) {
-        CK(cudaEventRecord(a, s)); f(); CK(cudaEventRecord(b, s)); CK(cudaEventSynchronize(b));
-        float ms; CK(cudaEventElapsedTime(&ms, a, b)); ts.push_back(ms * 1000);
-    }
-    CK(cudaEventDestroy(a)); CK(cudaEventDestroy(b));
-    return median(ts);
+// Events around one call on an idle stream (upper median of 200, after 5
+// warm-ups) and device time per call (41- vs 1-call graphs, 50 launches
+// each), in microseconds; see bench_timing.cuh.
+template <typename F> float time_events(F f, cudaStream_t s) {
+    bench::EventTimes t;
+    CK(bench::time_events(s, 5, 200, f, &t));
+    return float(t.upper_median() * 1000.0);
 }
-
-// Device time of one call: a graph of 41 calls less a graph of one, over 40
-// (the graph launch itself cancels out).
-template <typename F> float time_graph(F f, cudaStream_t s, int reps = 50) {
-    auto graph_us = [&](int calls) {
-        cudaGraph_t g; cudaGraphExec_t x;
-        CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-        for (int i = 0; i < calls; ++i) f();
-        CK(cudaStreamEndCapture(s, &g));
-        CK(cudaGraphInstantiate(&x, g, 0));
-        const float t = time_events([&] { CK(cudaGraphLaunch(x, s)); }, s, reps);
-        CK(cudaGraphExecDestroy(x)); CK(cudaGraphDestroy(g));
-        return t;
-    };
-    return (graph_us(41) - graph_us(1)) / 40;
+template <typename F> float time_graph(F f, cudaStream_t s) {
+    double us = 0;
+    CK(bench::time_graph_call(s, 50, f, &us));
+    return float(us);
 }
 
 template <typename T, int C, int B, int I>

@@ -11,33 +11,17 @@
 #include "libscan/cuda/cluster_scan.cuh"
 #include "libscan/cuda/ops.cuh"
 namespace cg = cooperative_groups;
+#include "../../bench_timing.cuh"
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(2);} } while (0)
 
-static float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
+// Timing loops of bench/bench_timing.cuh: events around one call (upper
+// median of reps after 5 warm-ups) and device time per call (41- vs 1-call
+// graphs), in microseconds.
 template <typename F> float time_events(F f, cudaStream_t s, int reps = 200) {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-    for (int i = 0; i < 5; ++i) f();
-    CK(cudaStreamSynchronize(s));
-    std::vector<float> ts;
-    for (int i = 0; i < reps; ++i) {
-        CK(cudaEventRecord(a, s)); f(); CK(cudaEventRecord(b, s)); CK(cudaEventSynchronize(b));
-        float ms; CK(cudaEventElapsedTime(&ms, a, b)); ts.push_back(ms * 1000);
-    }
-    return median(ts);
+    bench::EventTimes t; CK(bench::time_events(s, 5, reps, f, &t)); return float(t.upper_median() * 1000.0);
 }
 template <typename F> float time_graph(F f, cudaStream_t s, int reps = 50) {
-    auto graph_us = [&](int calls) {
-        cudaGraph_t g; cudaGraphExec_t x;
-        CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-        for (int i = 0; i < calls; ++i) f();
-        CK(cudaStreamEndCapture(s, &g));
-        CK(cudaGraphInstantiate(&x, g, 0));
-        const float t = time_events([&] { CK(cudaGraphLaunch(x, s)); }, s, reps);
-        CK(cudaGraphExecDestroy(x)); CK(cudaGraphDestroy(g));
-        return t;
-    };
-    return (graph_us(41) - graph_us(1)) / 40;
+    double us = 0; CK(bench::time_graph_call(s, reps, f, &us)); return float(us);
 }
 
 __global__ void empty_kernel() {}
