@@ -22,6 +22,14 @@
 // two upper medians over 40 leaves out the cost of launching a graph.
 // Returns the first CUDA error (capture, instantiation, launch or timing).
 //
+// bench::time_queued_call(stream, reps, enqueue, &us): the device time of one
+// call without a graph, for kernels that must not run from one (the grid
+// scan's flags are tagged per launch). Each rep enqueues a kernel that
+// sleeps ~1 ms, then an event, `calls` calls and another event; the host
+// enqueues them while the GPU sleeps, so the calls run back to back. With
+// calls = 1 and 41, the difference of the two upper medians over 40 is the
+// device time per call (launch gaps included, as with graphs).
+//
 // Medians: median() is the middle time, or the mean of the two middle ones
 // for an even count; upper_median() is always times[reps / 2] (the same for
 // an odd count). Each benchmark keeps the one its published tables used.
@@ -106,6 +114,42 @@ template <class F> cudaError_t time_graph_call(cudaStream_t stream, int reps, F 
         if (e != cudaSuccess) return e;
         t[k] = times.upper_median() * 1000.0;
     }
+    *us = (t[1] - t[0]) / (kCalls[1] - kCalls[0]);
+    return cudaSuccess;
+}
+
+namespace detail {
+__global__ inline void sleep_kernel(unsigned ns) {
+    for (unsigned t = 0; t < ns; t += 1000) __nanosleep(1000);
+}
+} // namespace detail
+
+template <class F> cudaError_t time_queued_call(cudaStream_t stream, int reps, F &&enqueue, double *us) {
+    if (!us || reps < 1) return cudaErrorInvalidValue;
+    constexpr int kCalls[2] = {1, 41};
+    double t[2] = {0, 0};
+    cudaEvent_t ev[2] = {nullptr, nullptr};
+    cudaError_t e = cudaEventCreate(&ev[0]);
+    if (e == cudaSuccess) e = cudaEventCreate(&ev[1]);
+    for (int k = 0; k < 2 && e == cudaSuccess; ++k) {
+        std::vector<float> ms;
+        for (int r = 0; r < reps && e == cudaSuccess; ++r) {
+            detail::sleep_kernel<<<1, 1, 0, stream>>>(1000000u);
+            e = cudaEventRecord(ev[0], stream);
+            for (int i = 0; i < kCalls[k] && e == cudaSuccess; ++i) enqueue();
+            if (e == cudaSuccess) e = cudaEventRecord(ev[1], stream);
+            if (e == cudaSuccess) e = cudaEventSynchronize(ev[1]);
+            float x = 0;
+            if (e == cudaSuccess) e = cudaEventElapsedTime(&x, ev[0], ev[1]);
+            if (e == cudaSuccess) ms.push_back(x);
+        }
+        if (e != cudaSuccess) break;
+        std::sort(ms.begin(), ms.end());
+        t[k] = ms[ms.size() / 2] * 1000.0;
+    }
+    for (cudaEvent_t x : ev)
+        if (x) (void)cudaEventDestroy(x);
+    if (e != cudaSuccess) return e;
     *us = (t[1] - t[0]) / (kCalls[1] - kCalls[0]);
     return cudaSuccess;
 }

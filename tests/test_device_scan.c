@@ -179,17 +179,32 @@ static void run_case(rig_t *g, rng_t *r, libscan_dtype_t dt, libscan_op_t op, in
     if (ref_check(&c, g->h_out, v == V_OPTIONS ? total : NULL, msg, sizeof msg)) TFAIL("%s: %s", ctx, msg);
 }
 
-/* The sizes of the sweep, for this dtype. */
+/* The grid scan's tile and capacity for this dtype (GridTuning). */
+static size_t grid_tile_of(libscan_dtype_t dt) {
+    size_t t = shim_grid_tile_items(ref_dtype_size(dt));
+    if (t == 0) TFAIL("no grid tile size for %s", ref_dtype_name(dt));
+    return t;
+}
+static size_t grid_capacity_of(libscan_dtype_t dt) {
+    size_t c = shim_grid_capacity(ref_dtype_size(dt));
+    if (c == 0) TFAIL("no grid capacity for %s", ref_dtype_name(dt));
+    return c;
+}
+
+/* The sizes of the sweep, for this dtype: the small scan's tile and
+ * capacity boundaries (one launch up to the capacity), then the look-back
+ * path's. */
 static size_t sweep_sizes(libscan_dtype_t dt, size_t *out) {
-    const size_t t = tile_of(dt);
-    const size_t s[] = {0, 1, 31, 32, 33, 255, 256, 257, t - 1, t, t + 1, 1000 * t + 17, 1048573};
+    const size_t t = tile_of(dt), g = grid_tile_of(dt), c = grid_capacity_of(dt);
+    const size_t s[] = {0,     1,     31,    32,    33,    255,   256,   257,          g - 1,   g + 1,
+                        c - 1, c,     c + 1, t - 1, t,     t + 1, 1000 * t + 17, 1048573};
     memcpy(out, s, sizeof s);
     return sizeof s / sizeof s[0];
 }
 
 static void sweep_dtype(libscan_dtype_t dt) {
     test_require_gpu();
-    size_t sizes[16];
+    size_t sizes[24];
     const size_t ns = test_filter_sizes(sizes, sweep_sizes(dt, sizes));
     size_t cap = 0;
     for (size_t i = 0; i < ns; ++i) cap = sizes[i] > cap ? sizes[i] : cap;
@@ -1044,6 +1059,133 @@ static void test_graph_capture(void **state) {
     rig_free(&g);
 }
 
+/* Small scans (one launch) captured into a graph, with caller temp and
+ * without: under capture the library must not take the grid scan (its flags
+ * are tagged per launch, and a graph replays one launch's tag), so every
+ * replay on new data must come out right. */
+static void test_small_scan_graph_replay(void **state) {
+    (void)state;
+    test_require_gpu();
+    rng_t r;
+    rng_init(&r, "small-graph", 0);
+    const libscan_dtype_t dts[] = {LIBSCAN_U64, LIBSCAN_F32};
+    const size_t cap = grid_capacity_of(LIBSCAN_U32) > grid_capacity_of(LIBSCAN_U64) ? grid_capacity_of(LIBSCAN_U32)
+                                                                                      : grid_capacity_of(LIBSCAN_U64);
+    rig_t g;
+    rig_init(&g, cap);
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (int d = 0; d < 2; ++d)
+        for (int caller_temp = 0; caller_temp < 2; ++caller_temp)
+            for (int excl = 0; excl < 2; ++excl) {
+                const libscan_dtype_t dt = dts[d];
+                const size_t es = ref_dtype_size(dt);
+                const size_t n = excl ? grid_capacity_of(dt) : 40 * grid_tile_of(dt) + 3;
+                const libscan_op_t op = caller_temp ? LIBSCAN_OP_MAX : LIBSCAN_OP_SUM;
+                const data_flavor_t fl = ref_is_float(dt) ? DATA_FLOAT_INTEGERS : DATA_DEFAULT;
+                if (!test_size_allowed(n)) continue;
+                char ctx[160];
+                snprintf(ctx, sizeof ctx, "%s %s %s scan of %zu captured in a graph, %s temp",
+                         excl ? "exclusive" : "inclusive", ref_dtype_name(dt), ref_op_name(op), n,
+                         caller_temp ? "caller" : "no");
+                unsigned char total[8];
+                libscan_scan_opts_t opts = LIBSCAN_SCAN_OPTS_INIT;
+                if (caller_temp) {
+                    LS_EXPECT(LIBSCAN_SUCCESS, libscan_scan_temp_bytes(n, dt, &opts.temp_bytes));
+                    opts.d_temp = g.d_temp;
+                }
+                opts.d_total = g.d_total;
+                cudaGraph_t graph = NULL;
+                cudaGraphExec_t exec = NULL;
+                CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+                libscan_status_t st = scan(excl, g.in.p, g.out.p, n, dt, op, &opts, s);
+                cudaError_t end = cudaStreamEndCapture(s, &graph); /* always end the capture */
+                if (st != LIBSCAN_SUCCESS)
+                    TFAIL("%s: returned %d (%s) during capture", ctx, (int)st, libscan_status_string(st));
+                CUDA_CHECK(end);
+                CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+                for (int rep = 0; rep < 4; ++rep) {
+                    data_fill(&r, dt, op, fl, g.h_in, n);
+                    CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
+                    dbuf_poison(&g.out);
+                    CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
+                    CUDA_SYNC();
+                    CUDA_CHECK(cudaGraphLaunch(exec, s));
+                    CUDA_CHECK(cudaStreamSynchronize(s));
+                    CUDA_CHECK(cudaMemcpy(g.h_out, g.out.p, n * es, cudaMemcpyDeviceToHost));
+                    CUDA_CHECK(cudaMemcpy(total, g.d_total, es, cudaMemcpyDeviceToHost));
+                    dbuf_check_guards(&g.out, n * es, ctx);
+                    ref_case_t c = {dt, op, excl, g.h_in, n, NULL, fl == DATA_FLOAT_INTEGERS};
+                    if (ref_check(&c, g.h_out, total, msg, sizeof msg)) TFAIL("%s, replay %d: %s", ctx, rep + 1, msg);
+                }
+                CUDA_CHECK(cudaGraphExecDestroy(exec));
+                CUDA_CHECK(cudaGraphDestroy(graph));
+            }
+    CUDA_CHECK(cudaStreamDestroy(s));
+    rig_free(&g);
+}
+
+/* Many small scans enqueued back to back on four streams before any is
+ * checked: more launches than the grid scan has flag sets (256), so sets are
+ * reused by later launches while earlier ones may still run, each on its own
+ * data (size, input offset and carry-in differ per launch). A flag taken
+ * from the wrong launch shows as a wrong prefix. u64 sums, exact. */
+static void test_small_scans_back_to_back(void **state) {
+    (void)state;
+    test_require_gpu();
+    enum { kLaunches = 320, kStreams = 4 };
+    const size_t cap = grid_capacity_of(LIBSCAN_U64);
+    test_skip_above_cap(cap, "320 small scans at up to the grid scan's capacity");
+    rng_t r;
+    rng_init(&r, "back-to-back", 0);
+    const size_t in_len = cap + 4096;
+    uint64_t *h_in = xmalloc(in_len * 8), *h_out = xmalloc(cap * 8), *h_total = xmalloc(kLaunches * 8);
+    uint64_t init[kLaunches];
+    size_t n[kLaunches], off[kLaunches];
+    for (size_t i = 0; i < in_len; ++i) h_in[i] = rng_u64(&r) >> 20;
+    uint64_t *d_in = NULL, *d_out = NULL, *d_total = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&d_in, in_len * 8));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, (size_t)kLaunches * cap * 8));
+    CUDA_CHECK(cudaMalloc((void **)&d_total, kLaunches * 8));
+    CUDA_CHECK(cudaMemcpy(d_in, h_in, in_len * 8, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_out, 0xFF, (size_t)kLaunches * cap * 8));
+    cudaStream_t s[kStreams];
+    for (int k = 0; k < kStreams; ++k) CUDA_CHECK(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking));
+    CUDA_SYNC();
+    for (int i = 0; i < kLaunches; ++i) {
+        n[i] = i % 5 == 0 ? cap : 1 + (size_t)rng_below(&r, cap);
+        off[i] = (size_t)rng_below(&r, 4096);
+        init[i] = rng_u64(&r) >> 24;
+        libscan_scan_opts_t o = LIBSCAN_SCAN_OPTS_INIT;
+        o.init = &init[i];
+        o.d_total = d_total + i;
+        const libscan_status_t st =
+            scan(i % 2, d_in + off[i], d_out + (size_t)i * cap, n[i], LIBSCAN_U64, LIBSCAN_OP_SUM, &o, s[i % kStreams]);
+        if (st != LIBSCAN_SUCCESS) TFAIL("launch %d (n=%zu): returned %d (%s)", i, n[i], (int)st, libscan_status_string(st));
+    }
+    CUDA_SYNC();
+    CUDA_CHECK(cudaMemcpy(h_total, d_total, kLaunches * 8, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < kLaunches; ++i) {
+        CUDA_CHECK(cudaMemcpy(h_out, d_out + (size_t)i * cap, n[i] * 8, cudaMemcpyDeviceToHost));
+        uint64_t acc = init[i];
+        for (size_t j = 0; j < n[i]; ++j) {
+            const uint64_t x = h_in[off[i] + j], want = i % 2 ? acc : acc + x;
+            acc += x;
+            if (h_out[j] != want)
+                TFAIL("launch %d of %d (%s u64 sum, n=%zu, stream %d): element %zu is %" PRIu64 ", want %" PRIu64, i,
+                      kLaunches, i % 2 ? "exclusive" : "inclusive", n[i], i % kStreams, j, h_out[j], want);
+        }
+        if (h_total[i] != acc) TFAIL("launch %d (n=%zu): total %" PRIu64 ", want %" PRIu64, i, n[i], h_total[i], acc);
+    }
+    for (int k = 0; k < kStreams; ++k) CUDA_CHECK(cudaStreamDestroy(s[k]));
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_total));
+    free(h_in);
+    free(h_out);
+    free(h_total);
+}
+
 /* ---- non-commutative monoids through libscan::DeviceScan<T>::run ---------- */
 
 /* One monoid of support/monoids.h as untyped bytes, so that dl_check has no
@@ -1227,6 +1369,29 @@ static void test_small_scan_runtime_launch(void **state) {
     dl_check_with(SHIM_DL_AFFINE, shim_small_scan_runtime_launch, "ClusterScan::run with <<<>>>", sizes, 5);
 }
 
+/* The grid scan launched through the runtime's cudaLaunchCooperativeKernel
+ * (its fallback where the driver entry point is missing), with 8-byte
+ * non-commutative elements, at its tile and capacity boundaries. */
+static void test_grid_scan_runtime_launch(void **state) {
+    (void)state;
+    test_require_gpu();
+    const size_t t = grid_tile_of(LIBSCAN_U64), c = grid_capacity_of(LIBSCAN_U64);
+    const size_t sizes[] = {1, 31, t - 1, t + 1, c - 1, c};
+    dl_check_with(SHIM_DL_AFFINE, shim_grid_scan_runtime_launch, "GridScan::run with cudaLaunchCooperativeKernel",
+                  sizes, 6);
+}
+
+/* Under stream capture the grid scan says no, and adds nothing to the graph. */
+static void test_grid_scan_refuses_capture(void **state) {
+    (void)state;
+    test_require_gpu();
+    const int rc = shim_grid_scan_refuses_capture();
+    if (rc == -1) TFAIL("GridScan::eager() misjudged a stream (capturing or not)");
+    if (rc == -2) TFAIL("GridScan::run did not return cudaErrorStreamCaptureUnsupported under capture");
+    if (rc == -3) TFAIL("GridScan::run added a node to the graph being captured");
+    if (rc != 0) TFAIL("CUDA error %d (%s)", rc, cudaGetErrorString((cudaError_t)rc));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_u32),
@@ -1250,11 +1415,15 @@ int main(void) {
         cmocka_unit_test(test_caller_temp_exact_size),
         cmocka_unit_test(test_stream_ordering),
         cmocka_unit_test(test_graph_capture),
+        cmocka_unit_test(test_small_scan_graph_replay),
+        cmocka_unit_test(test_small_scans_back_to_back),
         cmocka_unit_test(test_noncommutative_mat2_device_layer),
         cmocka_unit_test(test_noncommutative_affine_device_layer),
         cmocka_unit_test(test_noncommutative_tri_device_layer),
         cmocka_unit_test(test_noncommutative_affine_wide_tile),
         cmocka_unit_test(test_small_scan_runtime_launch),
+        cmocka_unit_test(test_grid_scan_runtime_launch),
+        cmocka_unit_test(test_grid_scan_refuses_capture),
     };
     test_begin("test_device_scan");
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));

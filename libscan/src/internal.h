@@ -36,9 +36,9 @@ typedef struct libscan__scan_call {
 /* Scratch bytes for count elements of dtype (dtype already validated). */
 size_t libscan__scan_temp_bytes(size_t count, libscan_dtype_t dtype);
 
-/* Whether the scan of `count` elements uses its temp storage on the current
- * device (false on the single-cluster path for small counts). */
-bool libscan__scan_uses_temp(size_t count, libscan_dtype_t dtype, libscan_op_t op);
+/* Whether the scan of `count` elements on `stream` uses its temp storage on
+ * the current device (false on the one-launch paths for small counts). */
+bool libscan__scan_uses_temp(size_t count, libscan_dtype_t dtype, libscan_op_t op, cudaStream_t stream);
 
 /* Enqueue the scan; returns the CUDA error of the memset or launch. */
 cudaError_t libscan__scan_launch(const libscan__scan_call_t *call, cudaStream_t stream);

@@ -77,9 +77,10 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
     call.d_total = opts->d_total;
     if (count == 0 && !opts->d_total) return LIBSCAN_SUCCESS;
 
-    /* Small scans run in one cluster launch and never touch temp, so none is
-     * allocated for them (asked only without caller temp: a device query). */
-    const bool uses_temp = need && !opts->d_temp && libscan__scan_uses_temp(count, dtype, op);
+    /* Small scans run in one launch and never touch temp, so none is
+     * allocated for them (asked only without caller temp: a capture and a
+     * device query). */
+    const bool uses_temp = need && !opts->d_temp && libscan__scan_uses_temp(count, dtype, op, stream);
     libscan_temp_t t;
     st = libscan_temp_acquire(opts->d_temp, opts->temp_bytes, uses_temp ? need : 0, stream, &t);
     if (st != LIBSCAN_SUCCESS) return st;

@@ -30,12 +30,12 @@ extern "C" size_t libscan__scan_temp_bytes(size_t count, libscan_dtype_t dtype) 
     return with_dtype(dtype, size_t(0), [&](auto t) { return libscan::DeviceScan<decltype(t)>::temp_bytes(count); });
 }
 
-extern "C" bool libscan__scan_uses_temp(size_t count, libscan_dtype_t dtype, libscan_op_t op) {
+extern "C" bool libscan__scan_uses_temp(size_t count, libscan_dtype_t dtype, libscan_op_t op, cudaStream_t stream) {
     if (count == 0) return false;
     return with_dtype(dtype, true, [&](auto t) {
         using T = decltype(t);
         return with_op<T>(op, true, [&](auto o) {
-            return !libscan::DeviceScan<T>::template small_path<decltype(o)>(count);
+            return !libscan::DeviceScan<T>::template small_path<decltype(o)>(count, stream);
         });
     });
 }

@@ -40,20 +40,23 @@ constexpr size_t kGuard = 64; // poisoned elements on each side of the output
 using AffineWide = libscan::DeviceScan<affine_t, 256, 32, 2>;
 static_assert(AffineWide::Shape::kDynamicStage, "the wide affine shape must take the dynamic staging path");
 
-// DeviceScan's one-cluster path through <<<>>> (no driver handle): a
-// stand-in for DeviceScan in dl_scan, for sizes that fit one cluster.
-template <class T> struct SmallRuntimeLaunch {
-    using Small = typename libscan::DeviceScan<T>::Small;
+// DeviceScan's one-launch paths with a launch handle that asks for the
+// runtime's launch (<<<>>> for the cluster scan, cudaLaunchCooperativeKernel
+// for the grid scan) rather than the driver's: stand-ins for DeviceScan in
+// dl_scan, for sizes that fit one launch.
+template <class Small, class T> struct RuntimeLaunch {
     static size_t temp_bytes(size_t) { return 0; }
     template <class Op>
     static cudaError_t run(const libscan::DeviceScanArgs<T> &a, Op op, void *, size_t, cudaStream_t stream) {
         if (!Small::template supported<Op>()) return cudaErrorNotSupported;
-        libscan::ClusterScanArgs<T> c{a.in, a.out, a.n, a.exclusive, a.has_init ? a.init : op.identity(), a.d_init,
-                                      a.d_total, false};
+        libscan::SmallScanArgs<T> c{a.in, a.out, a.n, a.exclusive, a.has_init ? a.init : op.identity(), a.d_init,
+                                    a.d_total, false};
         c.vector_ok = reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
         return Small::run(c, op, stream, typename Small::Support{true, nullptr});
     }
 };
+template <class T> using ClusterRuntimeLaunch = RuntimeLaunch<typename libscan::DeviceScan<T>::Cluster, T>;
+template <class T> using GridRuntimeLaunch = RuntimeLaunch<typename libscan::DeviceScan<T>::Grid, T>;
 
 template <class T, class Op, class DS = libscan::DeviceScan<T>>
 int dl_scan(const void *h_in, void *h_out, size_t n, int exclusive, const void *init, int init_on_device,
@@ -144,7 +147,7 @@ extern "C" int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, 
 }
 
 extern "C" int shim_small_scan_supported(void) {
-    return libscan::DeviceScan<tri_t>::Small::supported<TriMul>() ? 1 : 0;
+    return libscan::DeviceScan<tri_t>::Cluster::supported<TriMul>() ? 1 : 0;
 }
 
 extern "C" int shim_small_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h_out, size_t n,
@@ -152,12 +155,52 @@ extern "C" int shim_small_scan_runtime_launch(shim_dl_type_t type, const void *h
                                               int in_place) {
     switch (type) {
     case SHIM_DL_TRI:
-        return dl_scan<tri_t, TriMul, SmallRuntimeLaunch<tri_t>>(h_in, h_out, n, exclusive, init, init_on_device,
+        return dl_scan<tri_t, TriMul, ClusterRuntimeLaunch<tri_t>>(h_in, h_out, n, exclusive, init, init_on_device,
                                                                  h_total, in_place);
     case SHIM_DL_AFFINE:
-        return dl_scan<affine_t, AffineThen, SmallRuntimeLaunch<affine_t>>(h_in, h_out, n, exclusive, init,
+        return dl_scan<affine_t, AffineThen, ClusterRuntimeLaunch<affine_t>>(h_in, h_out, n, exclusive, init,
                                                                            init_on_device, h_total, in_place);
     default: break;
     }
     return SHIM_UNSUPPORTED;
+}
+
+extern "C" int shim_grid_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h_out, size_t n,
+                                             int exclusive, const void *init, int init_on_device, void *h_total,
+                                             int in_place) {
+    using Grid = libscan::DeviceScan<affine_t>::Grid;
+    if (type != SHIM_DL_AFFINE || !Grid::supported<AffineThen>()) return SHIM_UNSUPPORTED;
+    return dl_scan<affine_t, AffineThen, GridRuntimeLaunch<affine_t>>(h_in, h_out, n, exclusive, init, init_on_device,
+                                                                      h_total, in_place);
+}
+
+extern "C" int shim_grid_scan_refuses_capture(void) {
+    using Grid = libscan::DeviceScan<affine_t>::Grid;
+    cudaStream_t s = nullptr;
+    affine_t *d = nullptr;
+    cudaGraph_t graph = nullptr;
+    int status = 0;
+    size_t nodes = 1;
+    cudaError_t run = cudaSuccess;
+    bool during = true;
+    const bool before = Grid::eager(nullptr);
+    SHIM_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    SHIM_TRY(cudaMalloc(&d, 1024 * sizeof(affine_t)));
+    {
+        const bool on_stream = Grid::eager(s);
+        SHIM_TRY(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+        during = Grid::eager(s);
+        const libscan::SmallScanArgs<affine_t> a{d, d, 1024, false, affine_identity(), nullptr, nullptr, true};
+        run = Grid::run(a, AffineThen(), s);
+        SHIM_TRY(cudaStreamEndCapture(s, &graph));
+        SHIM_TRY(cudaGraphGetNodes(graph, nullptr, &nodes));
+        if (!before || !on_stream || during || !Grid::eager(s)) status = -1;
+        else if (run != cudaErrorStreamCaptureUnsupported) status = -2;
+        else if (nodes != 0) status = -3;
+    }
+done:
+    if (graph) cudaGraphDestroy(graph);
+    if (d) cudaFree(d);
+    if (s) cudaStreamDestroy(s);
+    return status;
 }

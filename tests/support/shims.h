@@ -23,6 +23,11 @@ extern "C" {
  * bytes (ScanTuning in libscan/cuda/tuning.cuh): block threads x items per
  * thread. Used to pick test sizes around tile boundaries. */
 size_t shim_scan_tile_items(size_t element_bytes);
+/* GridTuning's tile (block threads x items per thread) for 4- or 8-byte
+ * elements, and the most elements the grid scan takes (tile x max blocks);
+ * 0 for other sizes. */
+size_t shim_grid_tile_items(size_t element_bytes);
+size_t shim_grid_capacity(size_t element_bytes);
 
 /* ---- warp and block collectives (warp_block_shim.cu) -------------------- */
 
@@ -108,6 +113,23 @@ int shim_small_scan_supported(void);
  * other types. */
 int shim_small_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive,
                                    const void *init, int init_on_device, void *h_total, int in_place);
+
+/* As shim_small_scan_runtime_launch, through GridScan<T>::run (the eager
+ * small scan, as DeviceScan<T> tunes it) with a launch handle that asks for
+ * the runtime's cudaLaunchCooperativeKernel rather than the driver's
+ * cuLaunchCooperativeKernel. SHIM_DL_AFFINE only (8-byte values; n up to
+ * 65536); SHIM_UNSUPPORTED for the other types, and where the grid scan
+ * does not run on the current device. */
+int shim_grid_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive,
+                                  const void *init, int init_on_device, void *h_total, int in_place);
+
+/* The grid scan under stream capture: GridScan<affine_t>::eager() must say
+ * no on a capturing stream and yes on it before and after, and
+ * GridScan<affine_t>::run must return cudaErrorStreamCaptureUnsupported
+ * there without adding anything to the graph. 0 when all of that holds, a
+ * CUDA error code when a CUDA call failed, else -1 (eager() wrong), -2
+ * (run() did not refuse) or -3 (the captured graph has nodes). */
+int shim_grid_scan_refuses_capture(void);
 
 #ifdef __cplusplus
 }

@@ -25,19 +25,10 @@
 #include "libscan/cuda/block_scan.cuh"
 #include "libscan/cuda/cluster_mailbox.cuh"
 #include "libscan/cuda/driver_launch.cuh"
+#include "libscan/cuda/small_scan_args.cuh"
+#include "libscan/cuda/tile_io.cuh"
 
 namespace libscan {
-
-template <typename T> struct ClusterScanArgs {
-    const T *in;
-    T *out;        // may equal in
-    size_t n;      // <= capacity
-    bool exclusive;
-    T carry_in;    // used when d_init is null
-    const T *d_init;
-    T *d_total;    // may equal d_init
-    bool vector_ok; // in and out 16-byte aligned
-};
 
 namespace detail {
 
@@ -81,14 +72,12 @@ template <typename T, class Op, int CLUSTER> struct MailboxPrefix {
 
 template <typename T, class Op, int BLOCK, int IPT, int CLUSTER>
 __global__ void LIBSCAN_CLUSTER_DIMS(CLUSTER) __launch_bounds__(BLOCK)
-    cluster_scan_kernel(const ClusterScanArgs<T> a, const Op op) {
+    cluster_scan_kernel(const SmallScanArgs<T> a, const Op op) {
 #if LIBSCAN_CLUSTER_KERNEL
     static_assert(CLUSTER <= kWarpThreads, "libscan: one lane per cluster block");
-    constexpr int V = (sizeof(T) < 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;
-    static_assert(IPT % V == 0, "libscan: items per thread must be a multiple of the vector width");
-    constexpr int K = IPT / V;
-    constexpr int kWarpItems = kWarpThreads * IPT;
-    constexpr int kSlice = BLOCK * IPT;
+    using Shape = TileShape<T, BLOCK, IPT>;
+    constexpr int K = Shape::K, V = Shape::V;
+    constexpr int kSlice = Shape::kTile;
 
     __shared__ typename BlockScan<T, BLOCK>::TempStorage temp;
     __shared__ ClusterMailbox<T, CLUSTER> box;
@@ -104,51 +93,14 @@ __global__ void LIBSCAN_CLUSTER_DIMS(CLUSTER) __launch_bounds__(BLOCK)
     const T carry = rank == 0 ? (a.d_init ? *a.d_init : a.carry_in) : op.identity();
 
     const size_t base = static_cast<size_t>(rank) * kSlice;
-    const int warp = threadIdx.x / kWarpThreads;
-    const int lane = lane_id();
-    const size_t first = base + static_cast<size_t>(warp) * kWarpItems + lane * V;
-    const bool full = a.n >= base + kSlice;
-
     T items[K][V];
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-        const size_t i0 = first + static_cast<size_t>(k) * kWarpThreads * V;
-        if (full && a.vector_ok) {
-            if constexpr (V * sizeof(T) == 16) {
-                uint4 r = *reinterpret_cast<const uint4 *>(a.in + i0);
-                memcpy(items[k], &r, 16);
-            } else {
-#pragma unroll
-                for (int v = 0; v < V; ++v) items[k][v] = a.in[i0 + v];
-            }
-        } else {
-#pragma unroll
-            for (int v = 0; v < V; ++v) items[k][v] = i0 + v < a.n ? a.in[i0 + v] : op.identity();
-        }
-    }
+    load_striped<T, BLOCK, IPT>(a.in, a.n, a.vector_ok, base, op, items);
 
     T aggregate;
     MailboxPrefix<T, Op, CLUSTER> prefix{box, rank, carry, a.d_total, op};
     BlockScan<T, BLOCK>(temp).template ScanWarpStriped<K, V>(items, a.exclusive, op, aggregate, prefix);
 
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-        const size_t i0 = first + static_cast<size_t>(k) * kWarpThreads * V;
-        if (full && a.vector_ok) {
-            if constexpr (V * sizeof(T) == 16) {
-                uint4 r;
-                memcpy(&r, items[k], 16);
-                *reinterpret_cast<uint4 *>(a.out + i0) = r;
-            } else {
-#pragma unroll
-                for (int v = 0; v < V; ++v) a.out[i0 + v] = items[k][v];
-            }
-        } else {
-#pragma unroll
-            for (int v = 0; v < V; ++v)
-                if (i0 + v < a.n) a.out[i0 + v] = items[k][v];
-        }
-    }
+    store_striped<T, BLOCK, IPT>(a.out, a.n, a.vector_ok, base, items);
 #else
     (void)a;
     (void)op;
@@ -195,14 +147,14 @@ template <typename T, int BLOCK, int IPT, int CLUSTER> struct ClusterScan {
     // Enqueues the scan of a.n <= kCapacity elements. No temp storage.
     // Call only where supported<Op>() is true; `s` from on_current_device()
     // saves a second device query.
-    template <class Op> static cudaError_t run(const ClusterScanArgs<T> &a, Op op, cudaStream_t stream) {
+    template <class Op> static cudaError_t run(const SmallScanArgs<T> &a, Op op, cudaStream_t stream) {
         return run(a, op, stream, on_current_device<Op>());
     }
     template <class Op>
-    static cudaError_t run(const ClusterScanArgs<T> &a, Op op, cudaStream_t stream, const Support &s) {
+    static cudaError_t run(const SmallScanArgs<T> &a, Op op, cudaStream_t stream, const Support &s) {
         if (a.n > kCapacity || !s.ok) return cudaErrorInvalidValue;
         if (s.fn) {
-            ClusterScanArgs<T> args = a;
+            SmallScanArgs<T> args = a;
             void *params[] = {&args, &op};
             return detail::driver_launch(detail::driver_launch_fn(), s.fn, dim3(CLUSTER), dim3(BLOCK), params, stream);
         }

@@ -10,9 +10,11 @@
 //   cudaError_t e = libscan::DeviceScan<float>::run(a, libscan::Sum<float>(), d_temp, bytes, stream);
 //
 // run() enqueues a memset of the tile states and one kernel -- or, for up to
-// 65536 elements on sm_90+, one single-cluster kernel and nothing else
-// (cluster_scan.cuh); it never synchronises and never allocates. It does not validate pointers: that is
-// the C API's job (libscan.h).
+// 65536 elements, one kernel and nothing else: the grid scan
+// (grid_scan.cuh: 8-byte and smaller types, a stream that is not being
+// captured into a CUDA graph) or else, on sm_90+, the single-cluster scan
+// (cluster_scan.cuh). It never synchronises and never allocates. It does not
+// validate pointers: that is the C API's job (libscan.h).
 //
 // Each block takes the next tile id from a counter, asks L2 to prefetch the
 // tile kPrefetchTiles ahead (tuning.cuh), loads its tile with 16-byte
@@ -42,7 +44,9 @@
 #include <cstdint>
 #include "libscan/cuda/block_scan.cuh"
 #include "libscan/cuda/cluster_scan.cuh"
+#include "libscan/cuda/grid_scan.cuh"
 #include "libscan/cuda/lookback.cuh"
+#include "libscan/cuda/tile_io.cuh"
 #include "libscan/cuda/tile_stage.cuh"
 #include "libscan/cuda/tuning.cuh"
 
@@ -61,43 +65,6 @@ template <typename T> struct DeviceScanArgs {
 
 namespace detail {
 
-// Shape of one tile: BLOCK threads, IPT items each, loaded as K vectors of V.
-template <typename T, int BLOCK, int IPT> struct TileShape {
-    static constexpr int V = (sizeof(T) < 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;
-    static_assert(IPT % V == 0, "libscan: items per thread must be a multiple of the vector width");
-    static constexpr int K = IPT / V;
-    static constexpr int kTile = BLOCK * IPT;
-    static constexpr int kWarpItems = kWarpThreads * IPT;
-    // A 16-byte vector holds whole elements: the tile can go through the
-    // warp staging area (tile_stage.cuh).
-    static constexpr bool kStaged = V * sizeof(T) == 16;
-    // A staging area above 40 KiB (leaving room for the block scan's own
-    // static shared memory) lives in dynamic shared memory, which the host
-    // opts into per kernel (cudaFuncAttributeMaxDynamicSharedMemorySize).
-    static constexpr size_t kStageBytes = kStaged ? size_t(kTile) * sizeof(T) : 0;
-    static constexpr bool kDynamicStage = kStageBytes > 40960;
-};
-
-template <typename T, int V> __device__ __forceinline__ void load_vector(const T *p, T (&dst)[V]) {
-    if constexpr (V * sizeof(T) == 16) {
-        uint4 r = *reinterpret_cast<const uint4 *>(p);
-        memcpy(dst, &r, 16);
-    } else {
-#pragma unroll
-        for (int v = 0; v < V; ++v) dst[v] = p[v];
-    }
-}
-template <typename T, int V> __device__ __forceinline__ void store_vector(T *p, const T (&src)[V]) {
-    if constexpr (V * sizeof(T) == 16) {
-        uint4 r;
-        memcpy(&r, src, 16);
-        *reinterpret_cast<uint4 *>(p) = r;
-    } else {
-#pragma unroll
-        for (int v = 0; v < V; ++v) p[v] = src[v];
-    }
-}
-
 template <typename T> struct ScanKernelParams {
     DeviceScanArgs<T> a;
     bool vector_ok;          // in and out are 16-byte aligned
@@ -105,48 +72,18 @@ template <typename T> struct ScanKernelParams {
     unsigned num_tiles;
 };
 
-// One tile's loads and stores, warp-striped 16-byte vectors when the tile is
-// full and the pointers aligned, element by element (guarded) otherwise.
+// One tile's loads and stores (tile_io.cuh) for the look-back kernels.
 template <typename T, int BLOCK, int IPT, class Op>
 __device__ __forceinline__ void load_tile(const ScanKernelParams<T> &p, unsigned tile, Op op,
                                           T (&items)[TileShape<T, BLOCK, IPT>::K][TileShape<T, BLOCK, IPT>::V]) {
-    using Shape = TileShape<T, BLOCK, IPT>;
-    constexpr int K = Shape::K, V = Shape::V;
-    const size_t tile_base = static_cast<size_t>(tile) * Shape::kTile;
-    const size_t first = tile_base + static_cast<size_t>(threadIdx.x / kWarpThreads) * Shape::kWarpItems + lane_id() * V;
-    if (p.a.n - tile_base >= static_cast<size_t>(Shape::kTile) && p.vector_ok) {
-#pragma unroll
-        for (int k = 0; k < K; ++k) load_vector<T, V>(p.a.in + first + k * kWarpThreads * V, items[k]);
-    } else {
-#pragma unroll
-        for (int k = 0; k < K; ++k)
-#pragma unroll
-            for (int v = 0; v < V; ++v) {
-                size_t i = first + k * kWarpThreads * V + v;
-                items[k][v] = i < p.a.n ? p.a.in[i] : op.identity();
-            }
-    }
+    load_striped<T, BLOCK, IPT>(p.a.in, p.a.n, p.vector_ok, static_cast<size_t>(tile) * TileShape<T, BLOCK, IPT>::kTile,
+                                op, items);
 }
-
 template <typename T, int BLOCK, int IPT>
 __device__ __forceinline__ void store_tile(const ScanKernelParams<T> &p, unsigned tile,
                                            const T (&items)[TileShape<T, BLOCK, IPT>::K][TileShape<T, BLOCK, IPT>::V]) {
-    using Shape = TileShape<T, BLOCK, IPT>;
-    constexpr int K = Shape::K, V = Shape::V;
-    const size_t tile_base = static_cast<size_t>(tile) * Shape::kTile;
-    const size_t first = tile_base + static_cast<size_t>(threadIdx.x / kWarpThreads) * Shape::kWarpItems + lane_id() * V;
-    if (p.a.n - tile_base >= static_cast<size_t>(Shape::kTile) && p.vector_ok) {
-#pragma unroll
-        for (int k = 0; k < K; ++k) store_vector<T, V>(p.a.out + first + k * kWarpThreads * V, items[k]);
-    } else {
-#pragma unroll
-        for (int k = 0; k < K; ++k)
-#pragma unroll
-            for (int v = 0; v < V; ++v) {
-                size_t i = first + k * kWarpThreads * V + v;
-                if (i < p.a.n) p.a.out[i] = items[k][v];
-            }
-    }
+    store_striped<T, BLOCK, IPT>(p.a.out, p.a.n, p.vector_ok,
+                                 static_cast<size_t>(tile) * TileShape<T, BLOCK, IPT>::kTile, items);
 }
 
 // The look-back callback of one tile, with the scan's carry-in where the
@@ -316,12 +253,19 @@ struct DeviceScan {
     using State = TileState<T>;
     static constexpr size_t kCounterBytes = 256;
 
-    using Small = ClusterScan<T, ClusterTuning<sizeof(T)>::kBlockThreads, ClusterTuning<sizeof(T)>::kItemsPerThread,
-                              ClusterTuning<sizeof(T)>::kClusterBlocks>;
+    using Grid = GridScan<T, GridTuning<sizeof(T)>::kBlockThreads, GridTuning<sizeof(T)>::kItemsPerThread,
+                          GridTuning<sizeof(T)>::kMaxBlocks>;
+    using Cluster = ClusterScan<T, ClusterTuning<sizeof(T)>::kBlockThreads, ClusterTuning<sizeof(T)>::kItemsPerThread,
+                                ClusterTuning<sizeof(T)>::kClusterBlocks>;
 
-    // True when a scan of n elements takes the single-cluster path on the
-    // current device: one launch, temp storage not touched (may be null).
-    template <class Op> static bool small_path(size_t n) { return n > 0 && n <= Small::kCapacity && Small::template supported<Op>(); }
+    // True when a scan of n elements on `stream` takes one of the one-launch
+    // paths on the current device: temp storage is then not touched (may be
+    // null).
+    template <class Op> static bool small_path(size_t n, cudaStream_t stream) {
+        if (n == 0) return false;
+        if (n <= Grid::kCapacity && Grid::eager(stream) && Grid::template supported<Op>()) return true;
+        return n <= Cluster::kCapacity && Cluster::template supported<Op>();
+    }
 
     static constexpr size_t num_tiles(size_t n) { return (n + Shape::kTile - 1) / Shape::kTile; }
 
@@ -339,12 +283,18 @@ struct DeviceScan {
             if (a.d_total) detail::write_total_kernel<T, Op><<<1, 1, 0, stream>>>(a, op);
             return cudaGetLastError();
         }
-        // One device query decides the path and gives the launch handle.
-        const auto small = a.n <= Small::kCapacity ? Small::template on_current_device<Op>() : typename Small::Support{};
-        if (small.ok) {
-            ClusterScanArgs<T> c{a.in, a.out, a.n, a.exclusive, a.has_init ? a.init : op.identity(), a.d_init, a.d_total,
-                                 (reinterpret_cast<uintptr_t>(a.in) % 16 == 0) && (reinterpret_cast<uintptr_t>(a.out) % 16 == 0)};
-            return Small::run(c, op, stream, small);
+        // One device query per path decides it and gives the launch handle.
+        const bool vector_ok =
+            (reinterpret_cast<uintptr_t>(a.in) % 16 == 0) && (reinterpret_cast<uintptr_t>(a.out) % 16 == 0);
+        const SmallScanArgs<T> small{a.in,     a.out,      a.n,      a.exclusive, a.has_init ? a.init : op.identity(),
+                                     a.d_init, a.d_total, vector_ok};
+        if (a.n <= Grid::kCapacity && Grid::eager(stream)) {
+            const auto g = Grid::template on_current_device<Op>();
+            if (g.ok) return Grid::run(small, op, stream, g);
+        }
+        if (a.n <= Cluster::kCapacity) {
+            const auto c = Cluster::template on_current_device<Op>();
+            if (c.ok) return Cluster::run(small, op, stream, c);
         }
         if (temp_size < temp_bytes(a.n) || temp == nullptr) return cudaErrorInvalidValue;
         const size_t tiles = num_tiles(a.n);
@@ -354,7 +304,7 @@ struct DeviceScan {
         if (e != cudaSuccess) return e;
         detail::ScanKernelParams<T> p;
         p.a = a;
-        p.vector_ok = (reinterpret_cast<uintptr_t>(a.in) % 16 == 0) && (reinterpret_cast<uintptr_t>(a.out) % 16 == 0);
+        p.vector_ok = vector_ok;
         p.tile_counter = reinterpret_cast<unsigned *>(base);
         p.num_tiles = static_cast<unsigned>(tiles);
         State state = State::on(base + kCounterBytes);

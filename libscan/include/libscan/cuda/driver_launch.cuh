@@ -17,20 +17,32 @@ namespace detail {
 
 using DriverLaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                     CUstream, void **, void **);
+using DriverCoopLaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                        unsigned, CUstream, void **);
 
-// The driver's cuLaunchKernel, or null. Looked up once per process.
-inline DriverLaunchFn driver_launch_fn() {
-    static const DriverLaunchFn fn = [] {
-        void *p = nullptr;
+// A driver entry point of the CUDA 12.0 ABI, through the runtime, or null.
+inline void *driver_entry(const char *name) {
+    void *p = nullptr;
 #if CUDART_VERSION >= 12050
-        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-        if (cudaGetDriverEntryPointByVersion("cuLaunchKernel", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-            q != cudaDriverEntryPointSuccess)
-            p = nullptr;
-        (void)cudaGetLastError();
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+        p = nullptr;
+    (void)cudaGetLastError();
+#else
+    (void)name;
 #endif
-        return reinterpret_cast<DriverLaunchFn>(p);
-    }();
+    return p;
+}
+
+// The driver's cuLaunchKernel and cuLaunchCooperativeKernel, or null. Looked
+// up once per process.
+inline DriverLaunchFn driver_launch_fn() {
+    static const DriverLaunchFn fn = reinterpret_cast<DriverLaunchFn>(driver_entry("cuLaunchKernel"));
+    return fn;
+}
+inline DriverCoopLaunchFn driver_coop_launch_fn() {
+    static const DriverCoopLaunchFn fn = reinterpret_cast<DriverCoopLaunchFn>(driver_entry("cuLaunchCooperativeKernel"));
     return fn;
 }
 
@@ -49,6 +61,13 @@ inline cudaError_t driver_launch(DriverLaunchFn launch, cudaFunction_t f, dim3 g
                                  cudaStream_t stream) {
     const CUresult r = launch(reinterpret_cast<CUfunction>(f), grid.x, grid.y, grid.z, block.x, block.y, block.z, 0,
                               reinterpret_cast<CUstream>(stream), args, nullptr);
+    return r == CUDA_SUCCESS ? cudaSuccess : static_cast<cudaError_t>(r);
+}
+
+inline cudaError_t driver_coop_launch(DriverCoopLaunchFn launch, cudaFunction_t f, dim3 grid, dim3 block,
+                                      void **args, cudaStream_t stream) {
+    const CUresult r = launch(reinterpret_cast<CUfunction>(f), grid.x, grid.y, grid.z, block.x, block.y, block.z, 0,
+                              reinterpret_cast<CUstream>(stream), args);
     return r == CUDA_SUCCESS ? cudaSuccess : static_cast<cudaError_t>(r);
 }
 

@@ -94,6 +94,23 @@ template <> struct ClusterTuning<4> {
     static constexpr int kItemsPerThread = 32;
 };
 
+// Small inputs launched eagerly: the grid scan (grid_scan.cuh), up to
+// kMaxBlocks blocks of kBlockThreads x kItemsPerThread, one tile each,
+// capacity 65536 elements for 4- and 8-byte types (larger types take the
+// cluster scan). Chosen by bench/results/2026-11-25-h100-grid-scan/
+// (bench/grid_sweep, 2^16, device time per call from graphs of the plain
+// launch / events around one cooperative call): u64 64 x 128 x 8 2.94 us /
+// 8.00 us against 2.81 / 8.51 for 64 x 256 x 4, 3.12 / 8.64 for 32 x 256 x 8,
+// 3.31 / 8.45 for 128 x 128 x 4 and the cluster's 3.86 / 9.06 (CUB 4.24 /
+// 14.34); u32 64 x 128 x 8 2.31 / 8.00 against 2.48 / 7.68 for 64 x 256 x 4,
+// 2.74 / 7.74 for 128 x 128 x 4 and the cluster's 2.66 / 7.55 (CUB 3.78 /
+// 14.02). The tile shape fixes the association, so one shape serves both.
+template <size_t ELEMENT_BYTES> struct GridTuning {
+    static constexpr int kMaxBlocks = 64; // at most GridFlagsLayout::kBlocks
+    static constexpr int kBlockThreads = 128;
+    static constexpr int kItemsPerThread = 8;
+};
+
 // Segmented scan (segmented.cuh): each item is a (32-bit tag, value) pair,
 // so tiles hold half the elements of the plain scan's for the same registers.
 // Provisional (not swept yet): 256 x 16 for 4-byte values, 256 x 8 above.

@@ -1,0 +1,292 @@
+// grid_sweep.cu -- chooses GridTuning (libscan/include/libscan/cuda/tuning.cuh)
+// for the eager small scan (grid_scan.cuh), and checks on the GPU the fact
+// its flags rest on: every eager launch sees a grid id (%gridid) of its own.
+//
+// 1. Grid ids: 1000 launches alternating between two streams and 200
+//    cooperative launches must all differ, and all blocks of one launch must
+//    agree. 10 replays of a 20-launch graph are recorded too: they share the
+//    ids of the graph's nodes (which is why the grid scan refuses capture).
+// 2. Host time per enqueue of the pieces of a small scan: the capture query,
+//    a plain and a cooperative driver launch of the grid kernel, and
+//    DeviceScan::run as a whole (median over 2000 calls).
+// 3. Each shape is checked against a CPU running sum (inclusive and
+//    exclusive, carry-in and carry-out, several sizes), then timed two ways:
+//    CUDA events around one call on an idle stream (host enqueue included, as
+//    bench_scan reports it) and device time per call with the calls queued
+//    behind a sleeping kernel (bench::time_queued_call; graphs would replay
+//    one launch's flag tag), cooperative and plain launch; against CUB, the
+//    single-cluster scan (cluster_scan.cuh), a memcpy and an empty kernel.
+// Run on the GPU: build/bench/grid_sweep (results: bench/results/*grid-scan*).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <vector>
+#include <cub/device/device_scan.cuh>
+#include "libscan/cuda/cluster_scan.cuh"
+#include "libscan/cuda/device_scan.cuh"
+#include "libscan/cuda/grid_scan.cuh"
+#include "libscan/cuda/ops.cuh"
+#include "libscan/cuda/tuning.cuh"
+#include "bench_timing.cuh"
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(2);} } while (0)
+
+static int g_failures = 0;
+
+__global__ void empty_kernel() {}
+
+__global__ void grid_id_kernel(unsigned long long *out, int launch) {
+    unsigned long long g;
+    asm("mov.u64 %0, %%gridid;" : "=l"(g));
+    if (threadIdx.x == 0) out[static_cast<size_t>(launch) * gridDim.x + blockIdx.x] = g;
+}
+
+static void check_grid_ids(cudaStream_t s1, cudaStream_t s2) {
+    constexpr int kPlain = 1000, kCoop = 200, kGraph = 20, kReplays = 10, kBlocks = 64;
+    constexpr int kLaunches = kPlain + kCoop + kGraph * kReplays;
+    unsigned long long *d = nullptr;
+    CK(cudaMalloc(&d, sizeof(unsigned long long) * kLaunches * kBlocks));
+    for (int i = 0; i < kPlain; ++i) grid_id_kernel<<<kBlocks, 32, 0, i % 2 ? s2 : s1>>>(d, i);
+    for (int i = 0; i < kCoop; ++i) {
+        int launch = kPlain + i;
+        void *args[] = {&d, &launch};
+        CK(cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(grid_id_kernel), dim3(kBlocks), dim3(32), args, 0, s1));
+    }
+    CK(cudaDeviceSynchronize());
+    std::vector<unsigned long long> h(static_cast<size_t>(kLaunches) * kBlocks);
+    CK(cudaMemcpy(h.data(), d, sizeof(unsigned long long) * (kPlain + kCoop) * kBlocks, cudaMemcpyDeviceToHost));
+    // The graph writes the same 20 rows on every replay: copy them out after each.
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+    for (int i = 0; i < kGraph; ++i) grid_id_kernel<<<kBlocks, 32, 0, s1>>>(d, kPlain + kCoop + i);
+    CK(cudaStreamEndCapture(s1, &graph));
+    CK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int r = 0; r < kReplays; ++r) {
+        CK(cudaGraphLaunch(exec, s1));
+        CK(cudaStreamSynchronize(s1));
+        CK(cudaMemcpy(h.data() + static_cast<size_t>(kPlain + kCoop + r * kGraph) * kBlocks,
+                      d + static_cast<size_t>(kPlain + kCoop) * kBlocks, sizeof(unsigned long long) * kGraph * kBlocks,
+                      cudaMemcpyDeviceToHost));
+    }
+    CK(cudaGraphExecDestroy(exec));
+    CK(cudaGraphDestroy(graph));
+    CK(cudaFree(d));
+    std::set<unsigned long long> eager, replayed;
+    int disagree = 0;
+    for (int i = 0; i < kLaunches; ++i) {
+        const unsigned long long g = h[static_cast<size_t>(i) * kBlocks];
+        for (int b = 1; b < kBlocks; ++b) disagree += h[static_cast<size_t>(i) * kBlocks + b] != g;
+        (i < kPlain + kCoop ? eager : replayed).insert(g);
+    }
+    const bool ok = eager.size() == static_cast<size_t>(kPlain + kCoop) && disagree == 0;
+    printf("grid ids: %d eager launches (%d plain on 2 streams, %d cooperative): %zu distinct, from %llu to %llu; "
+           "blocks disagreeing within a launch: %d: %s. %d graph replays x %d nodes: %zu distinct ids (first "
+           "node %llu in replays 1 and 2: %llu %llu)\n\n",
+           kPlain + kCoop, kPlain, kCoop, eager.size(), *eager.begin(), *eager.rbegin(), disagree,
+           ok ? "ok" : "FAILED", kReplays, kGraph, replayed.size(), h[static_cast<size_t>(kPlain + kCoop) * kBlocks],
+           h[static_cast<size_t>(kPlain + kCoop) * kBlocks],
+           h[static_cast<size_t>(kPlain + kCoop + kGraph) * kBlocks]);
+    if (!ok) ++g_failures;
+}
+
+template <typename F> float time_events(F f, cudaStream_t s) {
+    bench::EventTimes t;
+    CK(bench::time_events(s, 5, 200, f, &t));
+    return float(t.upper_median() * 1000.0);
+}
+template <typename F> float time_graph(F f, cudaStream_t s) {
+    double us = 0;
+    CK(bench::time_graph_call(s, 50, f, &us));
+    return float(us);
+}
+template <typename F> float time_queued(F f, cudaStream_t s) {
+    double us = 0;
+    CK(bench::time_queued_call(s, 30, f, &us));
+    return float(us);
+}
+// Median host time of one f() in microseconds (2000 calls, the stream
+// drained every 100 so that launches never wait for queue space).
+template <typename F> float host_us(F f, cudaStream_t s) {
+    std::vector<double> t;
+    for (int i = 0; i < 2000; ++i) {
+        if (i % 100 == 0) CK(cudaStreamSynchronize(s));
+        const auto a = std::chrono::steady_clock::now();
+        f();
+        const auto b = std::chrono::steady_clock::now();
+        t.push_back(std::chrono::duration<double, std::micro>(b - a).count());
+    }
+    CK(cudaStreamSynchronize(s));
+    std::sort(t.begin(), t.end());
+    return float(t[t.size() / 2]);
+}
+
+template <typename T> const char *type_name() { return sizeof(T) == 4 ? "u32" : "u64"; }
+
+// Runs `call` with (n, exclusive, carry-in, d_total) and compares with a CPU
+// running sum; returns false on the first difference.
+template <typename T, class Call>
+bool check_one(Call call, const T *in, T *out, T *d_total, size_t n, const std::vector<T> &h_in, bool exclusive,
+               T carry, cudaStream_t s) {
+    CK(cudaMemsetAsync(out, 0xa5, n * sizeof(T), s));
+    CK(cudaMemsetAsync(d_total, 0xa5, sizeof(T), s));
+    call(n, exclusive, carry);
+    std::vector<T> h(n);
+    T total = 0;
+    CK(cudaMemcpyAsync(h.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost, s));
+    CK(cudaMemcpyAsync(&total, d_total, sizeof(T), cudaMemcpyDeviceToHost, s));
+    CK(cudaStreamSynchronize(s));
+    T acc = carry;
+    for (size_t i = 0; i < n; ++i) {
+        const T want = exclusive ? acc : T(acc + h_in[i]);
+        acc += h_in[i];
+        if (h[i] != want) return false;
+    }
+    (void)in;
+    return total == acc;
+}
+
+template <typename T, int B, int I, int MAXB>
+void shape(const T *in, T *out, T *d_total, const std::vector<T> &h_in, cudaStream_t s, size_t n, float t_cub,
+           float g_cub) {
+    using S = libscan::GridScan<T, B, I, MAXB>;
+    using Op = libscan::Sum<T>;
+    if (n > S::kCapacity) return;
+    if (!S::template supported<Op>()) {
+        printf("| %s | %zu | %d x %d x %d | unsupported |\n", type_name<T>(), n, MAXB, B, I);
+        return;
+    }
+    auto run = [&](size_t m, bool excl, T carry) {
+        libscan::SmallScanArgs<T> a{in, out, m, excl, carry, nullptr, d_total, true};
+        CK(S::run(a, Op(), s));
+    };
+    const size_t sizes[] = {1, 33, size_t(S::kTile) - 1, size_t(S::kTile) + 1, 40000, S::kCapacity};
+    for (size_t m : sizes)
+        for (int e = 0; e < 2; ++e)
+            if (m >= 1 && m <= S::kCapacity && !check_one<T>(run, in, out, d_total, m, h_in, e == 1, T(e ? 7 : 0), s)) {
+                printf("| %s | %zu | %d x %d x %d | WRONG (excl %d) |\n", type_name<T>(), m, MAXB, B, I, e);
+                ++g_failures;
+                return;
+            }
+    auto call = [&] { run(n, false, T(0)); };
+    auto plain = [&] {
+        libscan::SmallScanArgs<T> a{in, out, n, false, T(0), nullptr, d_total, true};
+        S::template kernel<Op>()<<<S::blocks(n), B, 0, s>>>(a, Op());
+    };
+    const float te = time_events(call, s), tq = time_queued(call, s);
+    const float pe = time_events(plain, s), pq = time_queued(plain, s);
+    printf("| %s | %zu | %d x %d x %d | %u | %.2f | %.3f | %.2f | %.3f | %.3f | %.3f |\n", type_name<T>(), n, MAXB, B, I,
+           S::blocks(n), te, tq, pe, pq, te / t_cub, tq / g_cub);
+}
+
+// Host time of the pieces of one small scan's enqueue (2^16 elements).
+template <typename T> void host_costs(cudaStream_t s, T *in, T *out) {
+    using DS = libscan::DeviceScan<T>;
+    using G = typename DS::Grid;
+    using Op = libscan::Sum<T>;
+    const size_t n = G::kCapacity;
+    libscan::SmallScanArgs<T> a{in, out, n, false, T(0), nullptr, nullptr, true};
+    Op op;
+    void *params[] = {&a, &op};
+    const auto sup = G::template on_current_device<Op>();
+    cudaFunction_t f = libscan::detail::driver_function(G::template kernel<Op>());
+    auto plain_fn = libscan::detail::driver_launch_fn();
+    auto coop_fn = libscan::detail::driver_coop_launch_fn();
+    libscan::DeviceScanArgs<T> da;
+    da.in = in;
+    da.out = out;
+    da.n = n;
+    const float capture = host_us([&] { cudaStreamCaptureStatus st; CK(cudaStreamIsCapturing(s, &st)); }, s);
+    using DrvCapturing = CUresult (*)(CUstream, CUstreamCaptureStatus *);
+    auto drv_capturing = reinterpret_cast<DrvCapturing>(libscan::detail::driver_entry("cuStreamIsCapturing"));
+    const float drv_capture = drv_capturing ? host_us([&] {
+        CUstreamCaptureStatus st;
+        if (drv_capturing(reinterpret_cast<CUstream>(s), &st) != CUDA_SUCCESS) exit(3);
+    }, s) : -1.f;
+    const float eager = host_us([&] { if (!G::eager(s)) exit(3); }, s);
+    const float device_query = host_us([&] { if (!G::template on_current_device<Op>().ok) exit(3); }, s);
+    const float plain = host_us([&] { CK(libscan::detail::driver_launch(plain_fn, f, dim3(G::blocks(n)), dim3(G::kBlockThreads), params, s)); }, s);
+    const float coop = host_us([&] { CK(libscan::detail::driver_coop_launch(coop_fn, f, dim3(G::blocks(n)), dim3(G::kBlockThreads), params, s)); }, s);
+    const float grid_run = host_us([&] { CK(G::run(a, op, s, sup)); }, s);
+    const float ds_run = host_us([&] { CK(DS::run(da, op, nullptr, 0, s)); }, s);
+    printf("%s host us per call, n = %zu: cudaStreamIsCapturing %.3f | cuStreamIsCapturing %.3f | GridScan::eager %.3f "
+           "| on_current_device %.3f | cuLaunchKernel %.3f | cuLaunchCooperativeKernel %.3f | GridScan::run %.3f | "
+           "DeviceScan::run %.3f\n\n",
+           type_name<T>(), n, capture, drv_capture, eager, device_query, plain, coop, grid_run, ds_run);
+}
+
+template <typename T> void sweep(cudaStream_t s, T *in, T *out, T *d_total) {
+    const size_t nmax = size_t(1) << 16;
+    std::vector<T> h_in(nmax);
+    unsigned long long x = 0x9e3779b97f4a7c15ull;
+    for (auto &v : h_in) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        v = T(x % 1000003);
+    }
+    CK(cudaMemcpy(in, h_in.data(), nmax * sizeof(T), cudaMemcpyHostToDevice));
+    void *cub_temp = nullptr;
+    size_t cub_bytes = 0;
+    CK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, out, int(nmax)));
+    CK(cudaMalloc(&cub_temp, cub_bytes));
+    using C = libscan::ClusterScan<T, libscan::ClusterTuning<sizeof(T)>::kBlockThreads,
+                                   libscan::ClusterTuning<sizeof(T)>::kItemsPerThread,
+                                   libscan::ClusterTuning<sizeof(T)>::kClusterBlocks>;
+    for (size_t n : {size_t(1) << 10, size_t(1) << 13, size_t(1) << 16}) {
+        size_t bytes = cub_bytes;
+        auto cub_call = [&] { CK(cub::DeviceScan::InclusiveSum(cub_temp, bytes, in, out, int(n), s)); };
+        auto memcpy_call = [&] { CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, s)); };
+        auto empty_call = [&] { empty_kernel<<<1, 32, 0, s>>>(); };
+        const float ce = time_events(cub_call, s), cg = time_graph(cub_call, s);
+        const float me = time_events(memcpy_call, s), mg = time_graph(memcpy_call, s);
+        const float ee = time_events(empty_call, s), eg = time_graph(empty_call, s);
+        const float cq = time_queued(cub_call, s), mq = time_queued(memcpy_call, s), eq = time_queued(empty_call, s);
+        float ke = 0, kg = 0, kq = 0;
+        if (C::template supported<libscan::Sum<T>>()) {
+            libscan::SmallScanArgs<T> a{in, out, n, false, T(0), nullptr, nullptr, true};
+            auto cl = [&] { CK(C::run(a, libscan::Sum<T>(), s)); };
+            ke = time_events(cl, s);
+            kg = time_graph(cl, s);
+            kq = time_queued(cl, s);
+        }
+        printf("%s n = %zu (us: events / graph / queued): CUB %.2f / %.3f / %.3f; cluster %.2f / %.3f / %.3f (events "
+               "%.3f, queued %.3f of CUB); memcpy %.2f / %.3f / %.3f; empty kernel %.2f / %.3f / %.3f\n\n",
+               type_name<T>(), n, ce, cg, cq, ke, kg, kq, ke / ce, kq / cq, me, mg, mq, ee, eg, eq);
+        printf("| type | n | max blocks x threads x items | blocks | coop events us | coop queued us | plain events us "
+               "| plain queued us | events / CUB | queued / CUB |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        if constexpr (sizeof(T) == 4) {
+            shape<T, 256, 4, 64>(in, out, d_total, h_in, s, n, ce, cq);
+            shape<T, 128, 8, 64>(in, out, d_total, h_in, s, n, ce, cq);
+            shape<T, 256, 8, 32>(in, out, d_total, h_in, s, n, ce, cq);
+            shape<T, 128, 16, 32>(in, out, d_total, h_in, s, n, ce, cq);
+        } else {
+            shape<T, 256, 4, 64>(in, out, d_total, h_in, s, n, ce, cq);
+            shape<T, 128, 8, 64>(in, out, d_total, h_in, s, n, ce, cq);
+            shape<T, 256, 8, 32>(in, out, d_total, h_in, s, n, ce, cq);
+            shape<T, 512, 4, 32>(in, out, d_total, h_in, s, n, ce, cq);
+        }
+        printf("\n");
+    }
+    CK(cudaFree(cub_temp));
+}
+
+int main() {
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("%s (%d SMs)\n\n", prop.name, prop.multiProcessorCount);
+    cudaStream_t s, s2;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    check_grid_ids(s, s2);
+    void *in = nullptr, *out = nullptr, *total = nullptr;
+    CK(cudaMalloc(&in, (size_t(1) << 16) * 8));
+    CK(cudaMalloc(&out, (size_t(1) << 16) * 8));
+    CK(cudaMalloc(&total, 8));
+    host_costs<unsigned>(s, static_cast<unsigned *>(in), static_cast<unsigned *>(out));
+    host_costs<unsigned long long>(s, static_cast<unsigned long long *>(in), static_cast<unsigned long long *>(out));
+    sweep<unsigned>(s, static_cast<unsigned *>(in), static_cast<unsigned *>(out), static_cast<unsigned *>(total));
+    sweep<unsigned long long>(s, static_cast<unsigned long long *>(in), static_cast<unsigned long long *>(out),
+                              static_cast<unsigned long long *>(total));
+    printf("failures: %d\n", g_failures);
+    return g_failures ? 1 : 0;
+}

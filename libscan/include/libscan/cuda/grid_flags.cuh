@@ -1,0 +1,101 @@
+// grid_flags.cuh -- one value per block of a launch, published in global
+// memory that the library owns and never resets, for grid_scan.cuh.
+//
+// Why: a one-launch scan over many SMs needs each block to learn what the
+// blocks before it hold. The look-back (lookback.cuh) keeps that in tile
+// states that must be zeroed before every launch: a memset node, or caller
+// temp storage. Here the slots are tagged with the launch's own grid id, so a
+// slot that an earlier launch wrote simply reads as "not yet published":
+// nothing is reset, and no temp storage is needed.
+//
+// Storage: kSets sets of kBlocks slots of kWords 64-bit words, a static
+// __device__ array (zero when the module loads; one per device context).
+// A launch with grid id g (PTX %gridid: the launch number of the grid in its
+// context) uses set g mod kSets, with tag t(g) = floor(g / kSets) + 1
+// (mod 2^32), never 0 before g reaches 2^40, so the zeroed array reads as
+// unpublished. Every eager launch gets a grid id of its own, counting up;
+// a kernel node of a CUDA graph keeps the one it got at instantiation for
+// every replay (bench/grid_sweep checks both on the GPU:
+// bench/results/2026-11-25-h100-grid-scan/), so these flags serve eager
+// launches only.
+//
+// Words: as in lookback.cuh, each 64-bit word carries the 32-bit tag and 32
+// bits of the value, written with one st.relaxed.gpu and read with one
+// ld.relaxed.gpu (64-bit aligned accesses are single-copy atomic: a word is
+// never torn). A value counts as published when every one of its words
+// carries this launch's tag. Nothing but the value itself passes between
+// blocks, so no fences are needed.
+//
+// Why a slot cannot mislead:
+//  * another launch's value: its words carry its own tag. A slot last
+//    written by launch g' reads as published for launch g only when
+//    g' = g (mod 2^40): 2^40 launches apart in one context (12 days at a
+//    million launches a second) with no launch of the same set in between.
+//  * a concurrent launch of the same set, overwriting a slot before its
+//    reader saw it: sets are taken by g mod 256, so two eager launches
+//    would be at least 256 grid ids apart while both run. The scan is
+//    launched cooperatively (every block resident at once, grid_scan.cuh),
+//    so it lives for a few microseconds; 256 launches in that time is
+//    beyond what a context can issue.
+#pragma once
+
+#include <cstdint>
+#include "libscan/cuda/lookback.cuh"
+
+namespace libscan {
+namespace detail {
+
+struct GridFlagsLayout {
+    static constexpr unsigned kSets = 256;  // a power of two: the set is g mod kSets
+    static constexpr int kSetShift = 8;     // log2(kSets)
+    static constexpr int kBlocks = 64;      // most blocks that may publish in one launch
+    static constexpr int kWords = 2;        // values of up to 8 bytes
+};
+
+static __device__ unsigned long long g_grid_flags[GridFlagsLayout::kSets * GridFlagsLayout::kBlocks *
+                                                  GridFlagsLayout::kWords];
+
+template <typename T> struct GridFlags {
+    using L = GridFlagsLayout;
+    static constexpr int kWords = Words<T>::N;
+    static_assert(kWords <= L::kWords, "libscan: grid flags hold values of up to 8 bytes");
+
+    unsigned long long *slots; // this launch's set
+    unsigned tag;
+
+    static __device__ __forceinline__ unsigned long long grid_id() {
+        unsigned long long g;
+        asm("mov.u64 %0, %%gridid;" : "=l"(g));
+        return g;
+    }
+    // The set and tag of the calling launch.
+    static __device__ __forceinline__ GridFlags current() {
+        const unsigned long long g = grid_id();
+        return GridFlags{g_grid_flags + (g & (L::kSets - 1)) * L::kBlocks * L::kWords,
+                         static_cast<unsigned>(g >> L::kSetShift) + 1u};
+    }
+
+    __device__ __forceinline__ void publish(unsigned block, const T &value) const {
+        const Words<T> w = to_words(value);
+        unsigned long long *slot = slots + block * L::kWords;
+#pragma unroll
+        for (int i = 0; i < kWords; ++i) st_relaxed(slot + i, (static_cast<unsigned long long>(w.w[i]) << 32) | tag);
+    }
+    // True (and the value) once block `block` of this launch has published.
+    __device__ __forceinline__ bool try_load(unsigned block, T &value) const {
+        const unsigned long long *slot = slots + block * L::kWords;
+        Words<T> w;
+        bool ok = true;
+#pragma unroll
+        for (int i = 0; i < kWords; ++i) {
+            const unsigned long long raw = ld_relaxed(slot + i);
+            w.w[i] = static_cast<unsigned>(raw >> 32);
+            ok &= static_cast<unsigned>(raw) == tag;
+        }
+        value = from_words<T>(w);
+        return ok;
+    }
+};
+
+} // namespace detail
+} // namespace libscan
