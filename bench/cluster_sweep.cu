@@ -39,7 +39,7 @@ void shape(const T *in, T *out, size_t n, const std::vector<T> &h_in, cudaStream
     const char *tn = sizeof(T) == 4 ? "u32" : "u64";
     if (n > S::kCapacity) return;
     if (!S::template supported<libscan::Sum<T>>()) { printf("| %s | %zu | %dx%dx%d | unsupported |\n", tn, n, C, B, I); return; }
-    libscan::ClusterScanArgs<T> a{in, out, n, false, T(0), nullptr, nullptr, true};
+    libscan::SmallScanArgs<T> a{in, out, n, false, T(0), nullptr, nullptr, true};
     auto call = [&] { CK(S::run(a, libscan::Sum<T>(), s)); };
     CK(cudaMemsetAsync(out, 0xff, n * sizeof(T), s));
     call();
