@@ -119,7 +119,7 @@ template <class F> cudaError_t time_graph_call(cudaStream_t stream, int reps, F 
 }
 
 namespace detail {
-__global__ inline void sleep_kernel(unsigned ns) {
+static __global__ void sleep_kernel(unsigned ns) {
     for (unsigned t = 0; t < ns; t += 1000) __nanosleep(1000);
 }
 } // namespace detail

@@ -6,10 +6,14 @@
 //    cooperative launches must all differ, and all blocks of one launch must
 //    agree. 10 replays of a 20-launch graph are recorded too: they share the
 //    ids of the graph's nodes (which is why the grid scan refuses capture).
-// 2. Host time per enqueue of the pieces of a small scan: the capture query,
-//    a plain and a cooperative driver launch of the grid kernel, and
-//    DeviceScan::run as a whole (median over 2000 calls).
-// 3. Each shape is checked against a CPU running sum (inclusive and
+// 2. Events around one 2^16 call of each of CUB, DeviceScan::run, the grid
+//    kernel (cooperative and plain launch), the cluster kernel, a memcpy and
+//    an empty kernel, taking turns for 600 rounds (interleaved()).
+// 3. Host time per enqueue of the pieces of a small scan: the capture query,
+//    a plain and a cooperative driver launch of the grid kernel, the
+//    runtime's cooperative launch, and DeviceScan::run as a whole (median
+//    over 2000 calls).
+// 4. Each shape is checked against a CPU running sum (inclusive and
 //    exclusive, carry-in and carry-out, several sizes), then timed two ways:
 //    CUDA events around one call on an idle stream (host enqueue included, as
 //    bench_scan reports it) and device time per call with the calls queued
@@ -19,6 +23,7 @@
 // Run on the GPU: build/bench/grid_sweep (results: bench/results/*grid-scan*).
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -199,7 +204,7 @@ template <typename T> void host_costs(cudaStream_t s, T *in, T *out) {
     da.n = n;
     const float capture = host_us([&] { cudaStreamCaptureStatus st; CK(cudaStreamIsCapturing(s, &st)); }, s);
     using DrvCapturing = CUresult (*)(CUstream, CUstreamCaptureStatus *);
-    auto drv_capturing = reinterpret_cast<DrvCapturing>(libscan::detail::driver_entry("cuStreamIsCapturing"));
+    auto drv_capturing = reinterpret_cast<DrvCapturing>(libscan__driver_entry("cuStreamIsCapturing"));
     const float drv_capture = drv_capturing ? host_us([&] {
         CUstreamCaptureStatus st;
         if (drv_capturing(reinterpret_cast<CUstream>(s), &st) != CUDA_SUCCESS) exit(3);
@@ -208,12 +213,78 @@ template <typename T> void host_costs(cudaStream_t s, T *in, T *out) {
     const float device_query = host_us([&] { if (!G::template on_current_device<Op>().ok) exit(3); }, s);
     const float plain = host_us([&] { CK(libscan::detail::driver_launch(plain_fn, f, dim3(G::blocks(n)), dim3(G::kBlockThreads), params, s)); }, s);
     const float coop = host_us([&] { CK(libscan::detail::driver_coop_launch(coop_fn, f, dim3(G::blocks(n)), dim3(G::kBlockThreads), params, s)); }, s);
+    const float rt_coop = host_us([&] {
+        CK(cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(G::template kernel<Op>()), dim3(G::blocks(n)),
+                                       dim3(G::kBlockThreads), params, 0, s));
+    }, s);
     const float grid_run = host_us([&] { CK(G::run(a, op, s, sup)); }, s);
     const float ds_run = host_us([&] { CK(DS::run(da, op, nullptr, 0, s)); }, s);
     printf("%s host us per call, n = %zu: cudaStreamIsCapturing %.3f | cuStreamIsCapturing %.3f | GridScan::eager %.3f "
-           "| on_current_device %.3f | cuLaunchKernel %.3f | cuLaunchCooperativeKernel %.3f | GridScan::run %.3f | "
-           "DeviceScan::run %.3f\n\n",
-           type_name<T>(), n, capture, drv_capture, eager, device_query, plain, coop, grid_run, ds_run);
+           "| on_current_device %.3f | cuLaunchKernel %.3f | cuLaunchCooperativeKernel %.3f | "
+           "cudaLaunchCooperativeKernel %.3f | GridScan::run %.3f | DeviceScan::run %.3f\n\n",
+           type_name<T>(), n, capture, drv_capture, eager, device_query, plain, coop, rt_coop, grid_run, ds_run);
+}
+
+// Events around one call for several methods taking turns (one call of
+// each per round, 600 rounds, 5 warm-up rounds), so that drift in the
+// machine's launch latency hits them all alike: the comparison that decides
+// which small-scan kernel an eager 2^16 scan takes.
+template <typename T> void interleaved(cudaStream_t s, T *in, T *out) {
+    using Op = libscan::Sum<T>;
+    using DS = libscan::DeviceScan<T>;
+    using G = typename DS::Grid;
+    using C = typename DS::Cluster;
+    const size_t n = size_t(1) << 16;
+    void *cub_temp = nullptr;
+    size_t cub_bytes = 0;
+    CK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in, out, int(n)));
+    CK(cudaMalloc(&cub_temp, cub_bytes));
+    libscan::SmallScanArgs<T> a{in, out, n, false, T(0), nullptr, nullptr, true};
+    const auto gs = G::template on_current_device<Op>();
+    const auto cs = C::template on_current_device<Op>();
+    libscan::DeviceScanArgs<T> da;
+    da.in = in;
+    da.out = out;
+    da.n = n;
+    struct M {
+        const char *name;
+        std::function<void()> f;
+        std::vector<float> t;
+    };
+    std::vector<M> ms;
+    ms.push_back({"CUB", [&] { CK(cub::DeviceScan::InclusiveSum(cub_temp, cub_bytes, in, out, int(n), s)); }, {}});
+    ms.push_back({"DeviceScan::run (grid, eager)", [&] { CK(DS::run(da, Op(), nullptr, 0, s)); }, {}});
+    ms.push_back({"grid, cooperative driver launch", [&] { CK(G::run(a, Op(), s, gs)); }, {}});
+    ms.push_back({"grid, plain <<<>>>", [&] { G::template kernel<Op>()<<<G::blocks(n), G::kBlockThreads, 0, s>>>(a, Op()); }, {}});
+    if (cs.ok) ms.push_back({"cluster, driver launch", [&] { CK(C::run(a, Op(), s, cs)); }, {}});
+    ms.push_back({"memcpy", [&] { CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, s)); }, {}});
+    ms.push_back({"empty kernel", [&] { empty_kernel<<<1, 32, 0, s>>>(); }, {}});
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int round = 0; round < 605; ++round)
+        for (auto &m : ms) {
+            CK(cudaStreamSynchronize(s));
+            CK(cudaEventRecord(e0, s));
+            m.f();
+            CK(cudaEventRecord(e1, s));
+            CK(cudaEventSynchronize(e1));
+            float ms_ = 0;
+            CK(cudaEventElapsedTime(&ms_, e0, e1));
+            if (round >= 5) m.t.push_back(ms_ * 1000.f);
+        }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    for (auto &m : ms) std::sort(m.t.begin(), m.t.end());
+    const float cub = ms[0].t[ms[0].t.size() / 2];
+    printf("%s n = 65536, events around one call, methods taking turns (600 rounds; median, 25th / 75th percentile, "
+           "median / CUB's):\n\n| method | median us | p25 | p75 | / CUB |\n|---|---:|---:|---:|---:|\n", type_name<T>());
+    for (auto &m : ms) {
+        const size_t k = m.t.size();
+        printf("| %s | %.2f | %.2f | %.2f | %.3f |\n", m.name, m.t[k / 2], m.t[k / 4], m.t[3 * k / 4], m.t[k / 2] / cub);
+    }
+    printf("\n");
+    CK(cudaFree(cub_temp));
 }
 
 template <typename T> void sweep(cudaStream_t s, T *in, T *out, T *d_total) {
@@ -282,6 +353,8 @@ int main() {
     CK(cudaMalloc(&in, (size_t(1) << 16) * 8));
     CK(cudaMalloc(&out, (size_t(1) << 16) * 8));
     CK(cudaMalloc(&total, 8));
+    interleaved<unsigned>(s, static_cast<unsigned *>(in), static_cast<unsigned *>(out));
+    interleaved<unsigned long long>(s, static_cast<unsigned long long *>(in), static_cast<unsigned long long *>(out));
     host_costs<unsigned>(s, static_cast<unsigned *>(in), static_cast<unsigned *>(out));
     host_costs<unsigned long long>(s, static_cast<unsigned long long *>(in), static_cast<unsigned long long *>(out));
     sweep<unsigned>(s, static_cast<unsigned *>(in), static_cast<unsigned *>(out), static_cast<unsigned *>(total));

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <cuda.h>
 #include "internal.h"
+#include "libscan/cuda/driver_entry.h"
 
 /* Public (libscan.h); the entry points reach them through internal.h's
  * libscan__ names. Differences, not sums, so a range that ends at the top of
@@ -25,15 +26,7 @@ static pointer_query_fn driver_pointer_query(void) {
     static _Atomic(void *) fn;
     static atomic_int looked_up;
     if (!atomic_load_explicit(&looked_up, memory_order_acquire)) {
-        void *f = NULL;
-#if CUDART_VERSION >= 12050
-        enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-        if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-            q != cudaDriverEntryPointSuccess)
-            f = NULL;
-        (void)cudaGetLastError();
-#endif
-        atomic_store_explicit(&fn, f, memory_order_relaxed);
+        atomic_store_explicit(&fn, libscan__driver_entry("cuPointerGetAttributes"), memory_order_relaxed);
         atomic_store_explicit(&looked_up, 1, memory_order_release);
     }
     return (pointer_query_fn)atomic_load_explicit(&fn, memory_order_relaxed);

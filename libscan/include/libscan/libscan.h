@@ -25,10 +25,15 @@
  *          with cudaMallocAsync/cudaFreeAsync on `stream`. With caller temp
  *          no allocation happens, so the call is safe under CUDA graph
  *          capture. Temp may be reused by the next call on the same stream.
- *          Up to 65536 elements on compute capability 9.0+ GPUs, a scan is
- *          one kernel launch by one thread-block cluster that uses no temp
- *          at all (given temp is ignored, none is allocated); elsewhere it
- *          is a memset of the temp and one kernel.
+ *          Up to 65536 elements a scan is one kernel launch that uses no
+ *          temp at all (given temp is ignored, none is allocated): on a
+ *          stream that is not being captured, a cooperative launch of up
+ *          to 64 blocks over the whole GPU, which passes block totals
+ *          through a small table the library owns (tagged per launch, never
+ *          reset; 256 KiB of device memory once the scan is first used);
+ *          under stream capture, on compute capability 9.0+, one
+ *          thread-block cluster, which keeps no state between launches.
+ *          Elsewhere a scan is a memset of the temp and one kernel.
  * Counts   Element counts are size_t; more than 2^31 elements are supported
  *          (up to 2^40).
  * Pointers Data pointers must be device-accessible (cudaMalloc, managed or
@@ -43,10 +48,13 @@
  *          the combination tree is fixed by the code; tiles form groups of
  *          32 combined in a fixed warp-scan order, and group prefixes are a
  *          left fold in group order, whatever the timing of the look-back.
- *          (The single-cluster path for small counts cuts the array into 16
- *          slices; the carry-in joins the first slice's total, the slice
- *          totals before a slice are folded in a fixed warp-scan order, and
- *          that prefix enters the slice's own scan as its block prefix.)
+ *          (The one-launch paths for small counts cut the array into
+ *          slices of 1024 elements, or of 4096 under stream capture; the
+ *          carry-in joins the first slice's total, the slice totals before
+ *          a slice are folded in a fixed warp-scan order, and that prefix
+ *          enters the slice's own scan as its block prefix. So up to 65536
+ *          elements a float sum scanned eagerly and the same one replayed
+ *          from a CUDA graph may differ in the last bits; each repeats.)
  *          Float sums therefore equal a sequential loop only up to
  *          rounding, but never vary between runs on the same GPU
  *          architecture and library version.

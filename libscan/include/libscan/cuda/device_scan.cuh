@@ -288,9 +288,9 @@ struct DeviceScan {
             (reinterpret_cast<uintptr_t>(a.in) % 16 == 0) && (reinterpret_cast<uintptr_t>(a.out) % 16 == 0);
         const SmallScanArgs<T> small{a.in,     a.out,      a.n,      a.exclusive, a.has_init ? a.init : op.identity(),
                                      a.d_init, a.d_total, vector_ok};
-        if (a.n <= Grid::kCapacity && Grid::eager(stream)) {
+        if (Grid::kFits && a.n <= Grid::kCapacity && Grid::eager(stream)) {
             const auto g = Grid::template on_current_device<Op>();
-            if (g.ok) return Grid::run(small, op, stream, g);
+            if (g.ok) return Grid::run_eager(small, op, stream, g);
         }
         if (a.n <= Cluster::kCapacity) {
             const auto c = Cluster::template on_current_device<Op>();

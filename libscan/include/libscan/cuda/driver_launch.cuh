@@ -1,16 +1,20 @@
-// driver_launch.cuh -- enqueue a kernel through the driver's cuLaunchKernel
-// rather than the runtime's <<<>>>, for the one-launch small scan.
+// driver_launch.cuh -- enqueue a kernel through the driver's cuLaunchKernel or
+// cuLaunchCooperativeKernel rather than the runtime's <<<>>> or
+// cudaLaunchCooperativeKernel, for the one-launch small scans
+// (cluster_scan.cuh, grid_scan.cuh).
 //
 // Why: a scan of 2^16 elements is a few microseconds end to end, and the
-// host's share is mostly the launch. On the H100 with CUDA 13 the driver call
-// takes ~0.3 us less host time than <<<>>> for the same kernel
-// (bench/results/2026-11-22-h100-small-scan/). The entry point comes from the
-// runtime (cudaGetDriverEntryPointByVersion), so nothing links against libcuda;
-// where it is unavailable, callers fall back to <<<>>>.
+// host's share is mostly the launch. On the H100 with CUDA 13 the driver
+// calls take ~0.3-0.5 us less host time than the runtime's for the same
+// kernel (bench/results/2026-11-22-h100-small-scan/probe-launch-paths.txt,
+// bench/results/2026-11-25-h100-grid-scan/). The entry points come from the
+// runtime (driver_entry.h), so nothing links against libcuda; where they are
+// unavailable, callers fall back to the runtime's launches.
 #pragma once
 
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include "libscan/cuda/driver_entry.h"
 
 namespace libscan {
 namespace detail {
@@ -20,30 +24,38 @@ using DriverLaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, un
 using DriverCoopLaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                         unsigned, CUstream, void **);
 
-// A driver entry point of the CUDA 12.0 ABI, through the runtime, or null.
-inline void *driver_entry(const char *name) {
-    void *p = nullptr;
-#if CUDART_VERSION >= 12050
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-        p = nullptr;
-    (void)cudaGetLastError();
-#else
-    (void)name;
-#endif
-    return p;
-}
-
 // The driver's cuLaunchKernel and cuLaunchCooperativeKernel, or null. Looked
 // up once per process.
 inline DriverLaunchFn driver_launch_fn() {
-    static const DriverLaunchFn fn = reinterpret_cast<DriverLaunchFn>(driver_entry("cuLaunchKernel"));
+    static const DriverLaunchFn fn = reinterpret_cast<DriverLaunchFn>(libscan__driver_entry("cuLaunchKernel"));
     return fn;
 }
 inline DriverCoopLaunchFn driver_coop_launch_fn() {
-    static const DriverCoopLaunchFn fn = reinterpret_cast<DriverCoopLaunchFn>(driver_entry("cuLaunchCooperativeKernel"));
+    static const DriverCoopLaunchFn fn = reinterpret_cast<DriverCoopLaunchFn>(libscan__driver_entry("cuLaunchCooperativeKernel"));
     return fn;
+}
+
+// Whether `stream` is being captured into a graph: false in *capturing when
+// it is not (or the query itself failed, which returns false). Through the
+// driver's cuStreamIsCapturing, about half the host time of the runtime's
+// (0.07 against 0.16 us, bench/results/2026-11-25-h100-grid-scan/), which a
+// small scan asks once per call; the runtime's where that is unavailable.
+inline bool stream_capturing(cudaStream_t stream, bool *capturing) {
+    using Fn = CUresult (*)(CUstream, CUstreamCaptureStatus *);
+    static const Fn fn = reinterpret_cast<Fn>(libscan__driver_entry("cuStreamIsCapturing"));
+    if (fn) {
+        CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+        if (fn(reinterpret_cast<CUstream>(stream), &st) != CUDA_SUCCESS) return false;
+        *capturing = st != CU_STREAM_CAPTURE_STATUS_NONE;
+        return true;
+    }
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &st) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    *capturing = st != cudaStreamCaptureStatusNone;
+    return true;
 }
 
 // The driver handle of `kernel` in the current device's context, or null.

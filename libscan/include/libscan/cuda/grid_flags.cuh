@@ -8,8 +8,9 @@
 // slot that an earlier launch wrote simply reads as "not yet published":
 // nothing is reset, and no temp storage is needed.
 //
-// Storage: kSets sets of kBlocks slots of kWords 64-bit words, a static
-// __device__ array (zero when the module loads; one per device context).
+// Storage: kSets sets of kBlocks slots of kWords 64-bit words (256 KiB), a
+// static array (zero when the module loads; one per module and device
+// context).
 // A launch with grid id g (PTX %gridid: the launch number of the grid in its
 // context) uses set g mod kSets, with tag t(g) = floor(g / kSets) + 1
 // (mod 2^32), never 0 before g reaches 2^40, so the zeroed array reads as
@@ -52,8 +53,12 @@ struct GridFlagsLayout {
     static constexpr int kWords = 2;        // values of up to 8 bytes
 };
 
-static __device__ unsigned long long g_grid_flags[GridFlagsLayout::kSets * GridFlagsLayout::kBlocks *
-                                                  GridFlagsLayout::kWords];
+// The table. A function-local static, so that only modules that launch the
+// grid scan carry it (256 KiB), not every one that includes this header.
+__device__ inline unsigned long long *grid_flag_table() {
+    static unsigned long long table[GridFlagsLayout::kSets * GridFlagsLayout::kBlocks * GridFlagsLayout::kWords];
+    return table;
+}
 
 template <typename T> struct GridFlags {
     using L = GridFlagsLayout;
@@ -71,7 +76,7 @@ template <typename T> struct GridFlags {
     // The set and tag of the calling launch.
     static __device__ __forceinline__ GridFlags current() {
         const unsigned long long g = grid_id();
-        return GridFlags{g_grid_flags + (g & (L::kSets - 1)) * L::kBlocks * L::kWords,
+        return GridFlags{grid_flag_table() + (g & (L::kSets - 1)) * L::kBlocks * L::kWords,
                          static_cast<unsigned>(g >> L::kSetShift) + 1u};
     }
 

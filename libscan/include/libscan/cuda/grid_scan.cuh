@@ -157,12 +157,8 @@ template <typename T, int BLOCK, int IPT, int MAXB> struct GridScan {
     // captured into a graph (and the query worked; a legacy-stream query
     // during another thread's global capture fails, and counts as no).
     static bool eager(cudaStream_t stream) {
-        cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
-        if (cudaStreamIsCapturing(stream, &st) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return false;
-        }
-        return st == cudaStreamCaptureStatusNone;
+        bool capturing = true;
+        return detail::stream_capturing(stream, &capturing) && !capturing;
     }
 
     // Enqueues the scan of 1 <= a.n <= kCapacity elements. No temp storage.
@@ -174,12 +170,18 @@ template <typename T, int BLOCK, int IPT, int MAXB> struct GridScan {
     }
     template <class Op>
     static cudaError_t run(const SmallScanArgs<T> &a, Op op, cudaStream_t stream, const Support &s) {
+        if (!eager(stream)) return cudaErrorStreamCaptureUnsupported;
+        return run_eager(a, op, stream, s);
+    }
+    // run() for a caller that has just seen eager(stream) say yes (a second
+    // capture query would cost host time on every call).
+    template <class Op>
+    static cudaError_t run_eager(const SmallScanArgs<T> &a, Op op, cudaStream_t stream, const Support &s) {
         if constexpr (!kFits) {
             (void)a, (void)op, (void)stream, (void)s;
             return cudaErrorInvalidValue;
         } else {
             if (a.n == 0 || a.n > kCapacity || !s.ok) return cudaErrorInvalidValue;
-            if (!eager(stream)) return cudaErrorStreamCaptureUnsupported;
             SmallScanArgs<T> args = a;
             void *params[] = {&args, &op};
             if (s.fn)

@@ -96,15 +96,16 @@ template <> struct ClusterTuning<4> {
 
 // Small inputs launched eagerly: the grid scan (grid_scan.cuh), up to
 // kMaxBlocks blocks of kBlockThreads x kItemsPerThread, one tile each,
-// capacity 65536 elements for 4- and 8-byte types (larger types take the
-// cluster scan). Chosen by bench/results/2026-11-25-h100-grid-scan/
-// (bench/grid_sweep, 2^16, device time per call from graphs of the plain
-// launch / events around one cooperative call): u64 64 x 128 x 8 2.94 us /
-// 8.00 us against 2.81 / 8.51 for 64 x 256 x 4, 3.12 / 8.64 for 32 x 256 x 8,
-// 3.31 / 8.45 for 128 x 128 x 4 and the cluster's 3.86 / 9.06 (CUB 4.24 /
-// 14.34); u32 64 x 128 x 8 2.31 / 8.00 against 2.48 / 7.68 for 64 x 256 x 4,
-// 2.74 / 7.74 for 128 x 128 x 4 and the cluster's 2.66 / 7.55 (CUB 3.78 /
-// 14.02). The tile shape fixes the association, so one shape serves both.
+// capacity 65536 elements for 4- and 8-byte types (larger types, and
+// captured streams, take the cluster scan above). Chosen by
+// bench/results/2026-11-25-h100-grid-scan/grid-sweep.txt (bench/grid_sweep,
+// 2^16, device time per call with the calls queued behind a sleeping kernel
+// -- graphs would replay one launch's flag tag): u64 64 x 128 x 8 4.02 us
+// against 3.92 for 64 x 256 x 4, 4.35 for 32 x 256 x 8, 4.25 for
+// 32 x 512 x 4, the cluster scan's 4.84 and CUB's 6.52 (an empty kernel:
+// 2.03); u32 64 x 128 x 8 3.49 against 3.62 for 64 x 256 x 4, 3.73 for
+// 32 x 256 x 8, the cluster's 3.58 and CUB's 6.04. The tile shape fixes the
+// association, so one shape serves both.
 template <size_t ELEMENT_BYTES> struct GridTuning {
     static constexpr int kMaxBlocks = 64; // at most GridFlagsLayout::kBlocks
     static constexpr int kBlockThreads = 128;
