@@ -1003,6 +1003,40 @@ static void test_stream_ordering(void **state) {
     rig_free(&g);
 }
 
+/* Captures one scan into a CUDA graph (global capture mode) and replays it
+ * `reps` times, each on fresh data: output, guards and total (opts must set
+ * d_total = g->d_total) checked against the reference after every replay. */
+static void capture_and_replay(rig_t *g, rng_t *r, cudaStream_t s, libscan_dtype_t dt, libscan_op_t op, int excl,
+                               size_t n, data_flavor_t fl, const libscan_scan_opts_t *opts, int reps, const char *ctx) {
+    const size_t es = ref_dtype_size(dt);
+    unsigned char total[8];
+    if (n > g->cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g->cap);
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    libscan_status_t st = scan(excl, g->in.p, g->out.p, n, dt, op, opts, s);
+    cudaError_t end = cudaStreamEndCapture(s, &graph); /* always end the capture */
+    if (st != LIBSCAN_SUCCESS) TFAIL("%s: returned %d (%s) during capture", ctx, (int)st, libscan_status_string(st));
+    CUDA_CHECK(end);
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int rep = 0; rep < reps; ++rep) {
+        data_fill(r, dt, op, fl, g->h_in, n);
+        CUDA_CHECK(cudaMemcpy(g->in.p, g->h_in, n * es, cudaMemcpyHostToDevice));
+        dbuf_poison(&g->out);
+        CUDA_CHECK(cudaMemset(g->d_total, 0xFF, 8));
+        CUDA_SYNC();
+        CUDA_CHECK(cudaGraphLaunch(exec, s));
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        CUDA_CHECK(cudaMemcpy(g->h_out, g->out.p, n * es, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(total, g->d_total, es, cudaMemcpyDeviceToHost));
+        dbuf_check_guards(&g->out, n * es, ctx);
+        ref_case_t c = {dt, op, excl, g->h_in, n, NULL, fl == DATA_FLOAT_INTEGERS};
+        if (ref_check(&c, g->h_out, total, msg, sizeof msg)) TFAIL("%s, replay %d: %s", ctx, rep + 1, msg);
+    }
+    CUDA_CHECK(cudaGraphExecDestroy(exec));
+    CUDA_CHECK(cudaGraphDestroy(graph));
+}
+
 /* With caller temp, a scan can be captured into a CUDA graph (global capture
  * mode) and replayed on new data. */
 static void test_graph_capture(void **state) {
@@ -1018,42 +1052,17 @@ static void test_graph_capture(void **state) {
     for (int d = 0; d < 2; ++d)
         for (int excl = 0; excl < 2; ++excl) {
             const libscan_dtype_t dt = dts[d];
-            const size_t es = ref_dtype_size(dt), n = test_capped_n(50 * tile_of(dt) + 7, 1);
+            const size_t n = test_capped_n(50 * tile_of(dt) + 7, 1);
             const libscan_op_t op = excl ? LIBSCAN_OP_MIN : LIBSCAN_OP_SUM;
             const data_flavor_t fl = ref_is_float(dt) ? DATA_FLOAT_INTEGERS : DATA_DEFAULT;
             char ctx[128];
             snprintf(ctx, sizeof ctx, "%s %s %s scan captured in a graph", excl ? "exclusive" : "inclusive",
                      ref_dtype_name(dt), ref_op_name(op));
-            unsigned char total[8];
             libscan_scan_opts_t opts = LIBSCAN_SCAN_OPTS_INIT;
             LS_EXPECT(LIBSCAN_SUCCESS, libscan_scan_temp_bytes(n, dt, &opts.temp_bytes));
             opts.d_temp = g.d_temp;
             opts.d_total = g.d_total;
-            cudaGraph_t graph = NULL;
-            cudaGraphExec_t exec = NULL;
-            CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-            libscan_status_t st = scan(excl, g.in.p, g.out.p, n, dt, op, &opts, s);
-            cudaError_t end = cudaStreamEndCapture(s, &graph); /* always end the capture */
-            if (st != LIBSCAN_SUCCESS) TFAIL("%s: returned %d (%s) during capture", ctx, (int)st, libscan_status_string(st));
-            CUDA_CHECK(end);
-            CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-            for (int rep = 0; rep < 3; ++rep) {
-                if (n > g.cap) TFAIL("internal: %zu elements exceed the rig (%zu)", n, g.cap);
-                data_fill(&r, dt, op, fl, g.h_in, n);
-                CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
-                dbuf_poison(&g.out);
-                CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
-                CUDA_SYNC();
-                CUDA_CHECK(cudaGraphLaunch(exec, s));
-                CUDA_CHECK(cudaStreamSynchronize(s));
-                CUDA_CHECK(cudaMemcpy(g.h_out, g.out.p, n * es, cudaMemcpyDeviceToHost));
-                CUDA_CHECK(cudaMemcpy(total, g.d_total, es, cudaMemcpyDeviceToHost));
-                dbuf_check_guards(&g.out, n * es, ctx);
-                ref_case_t c = {dt, op, excl, g.h_in, n, NULL, fl == DATA_FLOAT_INTEGERS};
-                if (ref_check(&c, g.h_out, total, msg, sizeof msg)) TFAIL("%s, replay %d: %s", ctx, rep + 1, msg);
-            }
-            CUDA_CHECK(cudaGraphExecDestroy(exec));
-            CUDA_CHECK(cudaGraphDestroy(graph));
+            capture_and_replay(&g, &r, s, dt, op, excl, n, fl, &opts, 3, ctx);
         }
     CUDA_CHECK(cudaStreamDestroy(s));
     rig_free(&g);
@@ -1061,8 +1070,8 @@ static void test_graph_capture(void **state) {
 
 /* Small scans (one launch) captured into a graph, with caller temp and
  * without: under capture the library must not take the grid scan (its flags
- * are tagged per launch, and a graph replays one launch's tag), so every
- * replay on new data must come out right. */
+ * are tagged per launch, and a graph replays one launch's tag) but the
+ * cluster scan, so every replay on new data must come out right. */
 static void test_small_scan_graph_replay(void **state) {
     (void)state;
     test_require_gpu();
@@ -1079,7 +1088,6 @@ static void test_small_scan_graph_replay(void **state) {
         for (int caller_temp = 0; caller_temp < 2; ++caller_temp)
             for (int excl = 0; excl < 2; ++excl) {
                 const libscan_dtype_t dt = dts[d];
-                const size_t es = ref_dtype_size(dt);
                 const size_t n = excl ? grid_capacity_of(dt) : 40 * grid_tile_of(dt) + 3;
                 const libscan_op_t op = caller_temp ? LIBSCAN_OP_MAX : LIBSCAN_OP_SUM;
                 const data_flavor_t fl = ref_is_float(dt) ? DATA_FLOAT_INTEGERS : DATA_DEFAULT;
@@ -1088,38 +1096,13 @@ static void test_small_scan_graph_replay(void **state) {
                 snprintf(ctx, sizeof ctx, "%s %s %s scan of %zu captured in a graph, %s temp",
                          excl ? "exclusive" : "inclusive", ref_dtype_name(dt), ref_op_name(op), n,
                          caller_temp ? "caller" : "no");
-                unsigned char total[8];
                 libscan_scan_opts_t opts = LIBSCAN_SCAN_OPTS_INIT;
                 if (caller_temp) {
                     LS_EXPECT(LIBSCAN_SUCCESS, libscan_scan_temp_bytes(n, dt, &opts.temp_bytes));
                     opts.d_temp = g.d_temp;
                 }
                 opts.d_total = g.d_total;
-                cudaGraph_t graph = NULL;
-                cudaGraphExec_t exec = NULL;
-                CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-                libscan_status_t st = scan(excl, g.in.p, g.out.p, n, dt, op, &opts, s);
-                cudaError_t end = cudaStreamEndCapture(s, &graph); /* always end the capture */
-                if (st != LIBSCAN_SUCCESS)
-                    TFAIL("%s: returned %d (%s) during capture", ctx, (int)st, libscan_status_string(st));
-                CUDA_CHECK(end);
-                CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-                for (int rep = 0; rep < 4; ++rep) {
-                    data_fill(&r, dt, op, fl, g.h_in, n);
-                    CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
-                    dbuf_poison(&g.out);
-                    CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
-                    CUDA_SYNC();
-                    CUDA_CHECK(cudaGraphLaunch(exec, s));
-                    CUDA_CHECK(cudaStreamSynchronize(s));
-                    CUDA_CHECK(cudaMemcpy(g.h_out, g.out.p, n * es, cudaMemcpyDeviceToHost));
-                    CUDA_CHECK(cudaMemcpy(total, g.d_total, es, cudaMemcpyDeviceToHost));
-                    dbuf_check_guards(&g.out, n * es, ctx);
-                    ref_case_t c = {dt, op, excl, g.h_in, n, NULL, fl == DATA_FLOAT_INTEGERS};
-                    if (ref_check(&c, g.h_out, total, msg, sizeof msg)) TFAIL("%s, replay %d: %s", ctx, rep + 1, msg);
-                }
-                CUDA_CHECK(cudaGraphExecDestroy(exec));
-                CUDA_CHECK(cudaGraphDestroy(graph));
+                capture_and_replay(&g, &r, s, dt, op, excl, n, fl, &opts, 4, ctx);
             }
     CUDA_CHECK(cudaStreamDestroy(s));
     rig_free(&g);
