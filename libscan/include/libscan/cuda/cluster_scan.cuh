@@ -20,8 +20,6 @@
 // association in block_scan.cuh).
 #pragma once
 
-#include <atomic>
-
 #include "libscan/cuda/block_scan.cuh"
 #include "libscan/cuda/cluster_mailbox.cuh"
 #include "libscan/cuda/driver_launch.cuh"
@@ -119,28 +117,10 @@ template <typename T, int BLOCK, int IPT, int CLUSTER> struct ClusterScan {
     // it, and a CLUSTER-block cluster schedulable -- not always so on
     // partitioned GPUs); fn, the driver handle to launch it with (null: use
     // <<<>>>).
-    struct Support {
-        bool ok;
-        cudaFunction_t fn;
-    };
+    using Support = detail::LaunchSupport;
     template <class Op> static Support on_current_device() {
-        int dev = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
-            (void)cudaGetLastError();
-            return Support{false, nullptr};
-        }
-        // 0 unknown, 1 yes, -1 no; a race only probes twice, with one answer.
-        static std::atomic<signed char> state[kMaxDevices];
-        static std::atomic<cudaFunction_t> fn[kMaxDevices];
-        signed char st = state[dev].load(std::memory_order_acquire);
-        if (st == 0) {
-            const bool ok = probe<Op>(dev);
-            fn[dev].store(ok && detail::driver_launch_fn() ? detail::driver_function(kernel<Op>()) : nullptr,
-                          std::memory_order_relaxed);
-            st = ok ? 1 : -1;
-            state[dev].store(st, std::memory_order_release);
-        }
-        return Support{st > 0, st > 0 ? fn[dev].load(std::memory_order_relaxed) : nullptr};
+        return detail::support_on_current_device<Key<Op>>([](int dev) { return probe<Op>(dev); }, kernel<Op>(),
+                                                          detail::driver_launch_fn() != nullptr);
     }
     template <class Op> static bool supported() { return on_current_device<Op>().ok; }
 
@@ -163,7 +143,7 @@ template <typename T, int BLOCK, int IPT, int CLUSTER> struct ClusterScan {
     }
 
   private:
-    static constexpr int kMaxDevices = 64;
+    template <class Op> struct Key {}; // one support cache per kernel
 
     template <class Op> static auto kernel() { return detail::cluster_scan_kernel<T, Op, BLOCK, IPT, CLUSTER>; }
 

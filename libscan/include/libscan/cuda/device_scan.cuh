@@ -263,7 +263,7 @@ struct DeviceScan {
     // null).
     template <class Op> static bool small_path(size_t n, cudaStream_t stream) {
         if (n == 0) return false;
-        if (n <= Grid::kCapacity && Grid::eager(stream) && Grid::template supported<Op>()) return true;
+        if (Grid::kFits && n <= Grid::kCapacity && Grid::eager(stream) && Grid::template supported<Op>()) return true;
         return n <= Cluster::kCapacity && Cluster::template supported<Op>();
     }
 

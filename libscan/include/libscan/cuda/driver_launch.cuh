@@ -12,6 +12,8 @@
 // unavailable, callers fall back to the runtime's launches.
 #pragma once
 
+#include <atomic>
+
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include "libscan/cuda/driver_entry.h"
@@ -64,6 +66,39 @@ template <typename Kernel> cudaFunction_t driver_function(Kernel kernel) {
     if (cudaGetFuncBySymbol(&f, reinterpret_cast<const void *>(kernel)) != cudaSuccess) f = nullptr;
     (void)cudaGetLastError();
     return f;
+}
+
+// What the current device offers one kernel: ok when it can run it; fn,
+// the driver handle to launch it with (null: use the runtime's launch).
+struct LaunchSupport {
+    bool ok;
+    cudaFunction_t fn;
+};
+
+// LaunchSupport for `kernel` on the current device, probed once per device
+// and cached: probe(dev) says whether the kernel runs there; the handle is
+// taken only where it runs and `driver` (its driver launch entry point
+// exists) holds. Key is a type of the caller's, one per kernel: it keys the
+// cache. One device query per call after the first.
+template <class Key, class Probe, class Kernel>
+LaunchSupport support_on_current_device(Probe probe, Kernel kernel, bool driver) {
+    constexpr int kMaxDevices = 64;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
+        (void)cudaGetLastError();
+        return LaunchSupport{false, nullptr};
+    }
+    // 0 unknown, 1 yes, -1 no; a race only probes twice, with one answer.
+    static std::atomic<signed char> state[kMaxDevices];
+    static std::atomic<cudaFunction_t> fn[kMaxDevices];
+    signed char st = state[dev].load(std::memory_order_acquire);
+    if (st == 0) {
+        const bool ok = probe(dev);
+        fn[dev].store(ok && driver ? driver_function(kernel) : nullptr, std::memory_order_relaxed);
+        st = ok ? 1 : -1;
+        state[dev].store(st, std::memory_order_release);
+    }
+    return LaunchSupport{st > 0, st > 0 ? fn[dev].load(std::memory_order_relaxed) : nullptr};
 }
 
 // Enqueues f with the given arguments (an array of pointers to each, as for

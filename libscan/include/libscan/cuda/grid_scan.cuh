@@ -34,7 +34,6 @@
 // enters as BlockScan's callback prefix (block_scan.cuh).
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -115,38 +114,20 @@ template <typename T, int BLOCK, int IPT, int MAXB> struct GridScan {
     static constexpr int kTile = BLOCK * IPT;
     static constexpr size_t kCapacity = static_cast<size_t>(MAXB) * kTile;
     // Values travel in grid flags (up to 8 bytes); larger types take the
-    // look-back path.
+    // cluster scan or the look-back (device_scan.cuh).
     static constexpr bool kFits = sizeof(T) <= 4 * detail::GridFlagsLayout::kWords;
 
     // What the current device offers this kernel, probed once per device: ok
     // when it can run it (the kernel built for it, cooperative launches, and
     // MAXB blocks resident at once); fn, the driver handle to launch it with
     // (null: use the runtime's cooperative launch).
-    struct Support {
-        bool ok;
-        cudaFunction_t fn;
-    };
+    using Support = detail::LaunchSupport;
     template <class Op> static Support on_current_device() {
         if constexpr (!kFits) {
             return Support{false, nullptr};
         } else {
-            int dev = 0;
-            if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
-                (void)cudaGetLastError();
-                return Support{false, nullptr};
-            }
-            // 0 unknown, 1 yes, -1 no; a race only probes twice, with one answer.
-            static std::atomic<signed char> state[kMaxDevices];
-            static std::atomic<cudaFunction_t> fn[kMaxDevices];
-            signed char st = state[dev].load(std::memory_order_acquire);
-            if (st == 0) {
-                const bool ok = probe<Op>(dev);
-                fn[dev].store(ok && detail::driver_coop_launch_fn() ? detail::driver_function(kernel<Op>()) : nullptr,
-                              std::memory_order_relaxed);
-                st = ok ? 1 : -1;
-                state[dev].store(st, std::memory_order_release);
-            }
-            return Support{st > 0, st > 0 ? fn[dev].load(std::memory_order_relaxed) : nullptr};
+            return detail::support_on_current_device<Key<Op>>([](int dev) { return probe<Op>(dev); }, kernel<Op>(),
+                                                              detail::driver_coop_launch_fn() != nullptr);
         }
     }
     template <class Op> static bool supported() { return on_current_device<Op>().ok; }
@@ -195,7 +176,7 @@ template <typename T, int BLOCK, int IPT, int MAXB> struct GridScan {
     template <class Op> static auto kernel() { return detail::grid_scan_kernel<T, Op, BLOCK, IPT, MAXB>; }
 
   private:
-    static constexpr int kMaxDevices = 64;
+    template <class Op> struct Key {}; // one support cache per kernel
 
     template <class Op> static bool probe(int dev) {
         auto k = kernel<Op>();
