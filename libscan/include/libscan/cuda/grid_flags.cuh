@@ -86,18 +86,50 @@ template <typename T> struct GridFlags {
 #pragma unroll
         for (int i = 0; i < kWords; ++i) st_relaxed(slot + i, (static_cast<unsigned long long>(w.w[i]) << 32) | tag);
     }
-    // True (and the value) once block `block` of this launch has published.
-    __device__ __forceinline__ bool try_load(unsigned block, T &value) const {
-        const unsigned long long *slot = slots + block * L::kWords;
-        Words<T> w;
+    // True (and the values) once blocks first .. first+K-1 of this launch
+    // have published; v[k] = `none` for first+k >= limit, which is not read.
+    // A poll must cost one round trip to L2 whatever K and the size of T:
+    // for values of two words, every load is issued before any is examined
+    // (checking each slot as it arrived let ptxas hold the last load behind
+    // the first slot's compares, two round trips per poll: 2^16 u64 scans
+    // spent ~0.13 us more; bench/results/2026-11-25-h100-u64-exchange/).
+    // One-word values keep the per-slot form: its SASS also issues both
+    // loads first, and it measured ~0.12 us faster there than the
+    // loads-first form, whose loop differs only in register moves.
+    template <int K>
+    __device__ __forceinline__ bool try_load(unsigned first, unsigned limit, T (&v)[K], const T &none) const {
         bool ok = true;
+        if constexpr (kWords == 1) {
 #pragma unroll
-        for (int i = 0; i < kWords; ++i) {
-            const unsigned long long raw = ld_relaxed(slot + i);
-            w.w[i] = static_cast<unsigned>(raw >> 32);
-            ok &= static_cast<unsigned>(raw) == tag;
+            for (int k = 0; k < K; ++k) {
+                v[k] = none;
+                if (first + k < limit) {
+                    const unsigned long long raw = ld_relaxed(slots + (first + k) * L::kWords);
+                    Words<T> w;
+                    w.w[0] = static_cast<unsigned>(raw >> 32);
+                    v[k] = from_words<T>(w);
+                    ok &= static_cast<unsigned>(raw) == tag;
+                }
+            }
+        } else {
+            unsigned long long raw[K][kWords];
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                const unsigned long long *slot = slots + (first + k) * L::kWords;
+#pragma unroll
+                for (int i = 0; i < kWords; ++i) raw[k][i] = first + k < limit ? ld_relaxed(slot + i) : tag;
+            }
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                Words<T> w;
+#pragma unroll
+                for (int i = 0; i < kWords; ++i) {
+                    w.w[i] = static_cast<unsigned>(raw[k][i] >> 32);
+                    ok &= static_cast<unsigned>(raw[k][i]) == tag;
+                }
+                v[k] = first + k < limit ? from_words<T>(w) : none;
+            }
         }
-        value = from_words<T>(w);
         return ok;
     }
 };

@@ -66,15 +66,7 @@ template <typename T, class Op, int MAXB> struct GridPrefix {
         T prefix = carry;
         if (block > 0) {
             T v[K];
-            for (;;) {
-                bool ok = true;
-#pragma unroll
-                for (int k = 0; k < K; ++k) {
-                    const unsigned j = static_cast<unsigned>(lane * K + k);
-                    v[k] = op.identity();
-                    if (j < block) ok &= flags.try_load(j, v[k]);
-                }
-                if (__all_sync(kFullMask, ok)) break;
+            while (!__all_sync(kFullMask, flags.try_load(static_cast<unsigned>(lane * K), block, v, op.identity()))) {
             }
             T x = v[0];
 #pragma unroll

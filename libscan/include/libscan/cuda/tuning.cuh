@@ -97,19 +97,22 @@ template <> struct ClusterTuning<4> {
 // Small inputs launched eagerly: the grid scan (grid_scan.cuh), up to
 // kMaxBlocks blocks of kBlockThreads x kItemsPerThread, one tile each,
 // capacity 65536 elements for 4- and 8-byte types (larger types, and
-// captured streams, take the cluster scan above). Chosen by
-// bench/results/2026-11-25-h100-grid-scan/grid-sweep.txt (bench/grid_sweep,
-// 2^16, device time per call with the calls queued behind a sleeping kernel
-// -- graphs would replay one launch's flag tag): u64 64 x 128 x 8 4.02 us
-// against 3.92 for 64 x 256 x 4, 4.35 for 32 x 256 x 8, 4.25 for
-// 32 x 512 x 4, the cluster scan's 4.84 and CUB's 6.52 (an empty kernel:
-// 2.03); u32 64 x 128 x 8 3.49 against 3.62 for 64 x 256 x 4, 3.73 for
-// 32 x 256 x 8, the cluster's 3.58 and CUB's 6.04. The tile shape fixes the
-// association, so one shape serves both.
+// captured streams, take the cluster scan above). Device time per 2^16 call
+// with the calls queued behind a sleeping kernel (graphs would replay one
+// launch's flag tag), H100:
+//  * 4-byte: 64 x 128 x 8, 3.28-3.49 us against 3.41-3.62 for 64 x 256 x 4,
+//    3.73 for 32 x 256 x 8, the cluster scan's 3.58 and CUB's 6.04
+//    (bench/results/2026-11-25-h100-grid-scan/grid-sweep.txt);
+//  * 8-byte: 64 x 256 x 4, 3.70 us against 3.82 for 64 x 128 x 8 and 4.38
+//    for 128 x 128 x 4, once a flag poll is one round trip (grid_flags.cuh;
+//    before that 3.98 for 64 x 128 x 8), the cluster scan's 4.84 and CUB's
+//    6.52 (bench/results/2026-11-25-h100-u64-exchange/).
+// An empty kernel is ~1.7-2.0 us in the same measure. The shape fixes the
+// association of a type's eager small scans.
 template <size_t ELEMENT_BYTES> struct GridTuning {
     static constexpr int kMaxBlocks = 64; // at most GridFlagsLayout::kBlocks
-    static constexpr int kBlockThreads = 128;
-    static constexpr int kItemsPerThread = 8;
+    static constexpr int kBlockThreads = ELEMENT_BYTES <= 4 ? 128 : 256;
+    static constexpr int kItemsPerThread = ELEMENT_BYTES <= 4 ? 8 : 4;
 };
 
 // Segmented scan (segmented.cuh): each item is a (32-bit tag, value) pair,
