@@ -1075,6 +1075,10 @@ static void test_graph_capture(void **state) {
 static void test_small_scan_graph_replay(void **state) {
     (void)state;
     test_require_gpu();
+    /* compute-sanitizer's racecheck (CUDA 13.0) never returns from the cluster
+     * scan's mbarrier waits; run_gpu.sh sets this for its racecheck runs. */
+    if (getenv("LIBSCAN_TEST_SKIP_CLUSTER"))
+        test_skip("LIBSCAN_TEST_SKIP_CLUSTER is set (racecheck hangs in the cluster scan's mbarrier waits)");
     rng_t r;
     rng_init(&r, "small-graph", 0);
     const libscan_dtype_t dts[] = {LIBSCAN_U64, LIBSCAN_F32};
