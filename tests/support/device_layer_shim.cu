@@ -146,6 +146,20 @@ extern "C" int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, 
     return SHIM_UNSUPPORTED;
 }
 
+template <class Scan, class Op> static size_t cluster_capacity() {
+    return Scan::Cluster::template supported<Op>() ? Scan::Cluster::kCapacity : 0;
+}
+
+extern "C" size_t shim_dl_cluster_capacity(shim_dl_type_t type) {
+    switch (type) {
+    case SHIM_DL_MAT2: return cluster_capacity<libscan::DeviceScan<mat2_t>, Mat2Mul>();
+    case SHIM_DL_AFFINE: return cluster_capacity<libscan::DeviceScan<affine_t>, AffineThen>();
+    case SHIM_DL_TRI: return cluster_capacity<libscan::DeviceScan<tri_t>, TriMul>();
+    case SHIM_DL_AFFINE_WIDE: return cluster_capacity<AffineWide, AffineThen>();
+    }
+    return 0;
+}
+
 extern "C" int shim_small_scan_supported(void) {
     return libscan::DeviceScan<tri_t>::Cluster::supported<TriMul>() ? 1 : 0;
 }

@@ -106,6 +106,10 @@ int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, i
  * runs on the current device. */
 int shim_small_scan_supported(void);
 
+/* The largest n that DeviceScan<T>::run hands to the cluster scan on the
+ * current device (0: it never does there); 0 for an unknown type. */
+size_t shim_dl_cluster_capacity(shim_dl_type_t type);
+
 /* As shim_dl_scan, but straight through ClusterScan<T>::run with a launch
  * handle that asks for <<<>>> rather than the driver's cuLaunchKernel: the
  * fallback path. n must fit one cluster (65536 for SHIM_DL_TRI and
