@@ -28,6 +28,10 @@ size_t shim_scan_tile_items(size_t element_bytes);
  * 0 for other sizes. */
 size_t shim_grid_tile_items(size_t element_bytes);
 size_t shim_grid_capacity(size_t element_bytes);
+/* The most elements the one-cluster scan takes (ClusterTuning: blocks x
+ * threads x items) for 4- or 8-byte elements; 0 for other sizes. Captured
+ * scans up to this size take it where clusters are supported. */
+size_t shim_cluster_capacity(size_t element_bytes);
 
 /* ---- warp and block collectives (warp_block_shim.cu) -------------------- */
 
