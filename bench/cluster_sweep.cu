@@ -14,24 +14,9 @@
 #include <cub/device/device_scan.cuh>
 #include "libscan/cuda/cluster_scan.cuh"
 #include "libscan/cuda/ops.cuh"
-#include "bench_timing.cuh"
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(2);} } while (0)
+#include "sweep_util.cuh"
 
 __global__ void empty_kernel() {}
-
-// Events around one call on an idle stream (upper median of 200, after 5
-// warm-ups) and device time per call (41- vs 1-call graphs, 50 launches
-// each), in microseconds; see bench_timing.cuh.
-template <typename F> float time_events(F f, cudaStream_t s) {
-    bench::EventTimes t;
-    CK(bench::time_events(s, 5, 200, f, &t));
-    return float(t.upper_median() * 1000.0);
-}
-template <typename F> float time_graph(F f, cudaStream_t s) {
-    double us = 0;
-    CK(bench::time_graph_call(s, 50, f, &us));
-    return float(us);
-}
 
 template <typename T, int C, int B, int I>
 void shape(const T *in, T *out, size_t n, const std::vector<T> &h_in, cudaStream_t s, float t_cub) {

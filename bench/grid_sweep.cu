@@ -34,8 +34,7 @@
 #include "libscan/cuda/grid_scan.cuh"
 #include "libscan/cuda/ops.cuh"
 #include "libscan/cuda/tuning.cuh"
-#include "bench_timing.cuh"
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(2);} } while (0)
+#include "sweep_util.cuh"
 
 static int g_failures = 0;
 
@@ -96,21 +95,6 @@ static void check_grid_ids(cudaStream_t s1, cudaStream_t s2) {
     if (!ok) ++g_failures;
 }
 
-template <typename F> float time_events(F f, cudaStream_t s) {
-    bench::EventTimes t;
-    CK(bench::time_events(s, 5, 200, f, &t));
-    return float(t.upper_median() * 1000.0);
-}
-template <typename F> float time_graph(F f, cudaStream_t s) {
-    double us = 0;
-    CK(bench::time_graph_call(s, 50, f, &us));
-    return float(us);
-}
-template <typename F> float time_queued(F f, cudaStream_t s) {
-    double us = 0;
-    CK(bench::time_queued_call(s, 30, f, &us));
-    return float(us);
-}
 // Median host time of one f() in microseconds (2000 calls, the stream
 // drained every 100 so that launches never wait for queue space).
 template <typename F> float host_us(F f, cudaStream_t s) {

@@ -15,7 +15,7 @@
 #include <string>
 #include <cub/device/device_scan.cuh>
 #include "libscan/cuda/device_scan.cuh"
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(2);} } while (0)
+#include "sweep_util.cuh"
 
 template <typename T> __global__ void fill(T* p, size_t n, unsigned seed) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
