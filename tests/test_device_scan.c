@@ -191,13 +191,21 @@ static size_t grid_capacity_of(libscan_dtype_t dt) {
     return c;
 }
 
+/* The most tiles that still take the mid-size look-back kernel. */
+static size_t mid_tiles_of(libscan_dtype_t dt) {
+    const size_t m = shim_scan_mid_max_tiles(ref_dtype_size(dt));
+    if (m == 0) TFAIL("no mid-size kernel for %s", ref_dtype_name(dt));
+    return m;
+}
+
 /* The sizes of the sweep, for this dtype: the small scan's tile and
  * capacity boundaries (one launch up to the capacity), then the look-back
- * path's. */
+ * path's: the mid-size kernel up to m tiles (its last one partial), the
+ * large kernel from m + 1. */
 static size_t sweep_sizes(libscan_dtype_t dt, size_t *out) {
-    const size_t t = tile_of(dt), g = grid_tile_of(dt), c = grid_capacity_of(dt);
-    const size_t s[] = {0,     1,     31,    32,    33,    255,   256,   257,          g - 1,   g + 1,
-                        c - 1, c,     c + 1, t - 1, t,     t + 1, 1000 * t + 17, 1048573};
+    const size_t t = tile_of(dt), g = grid_tile_of(dt), c = grid_capacity_of(dt), m = mid_tiles_of(dt);
+    const size_t s[] = {0,     1,     31,    32,    33,    255,   256,       257,        g - 1,  g + 1,
+                        c - 1, c,     c + 1, t - 1, t,     t + 1, m * t - 5, m * t + 17, 1048573};
     memcpy(out, s, sizeof s);
     return sizeof s / sizeof s[0];
 }
@@ -1338,11 +1346,12 @@ static void dl_check_with(shim_dl_type_t type, dl_scan_fn scan, const char *what
 }
 
 /* DeviceScan<T>::run over sizes around its tile: both the one-cluster path
- * (up to 65536 elements) and the look-back path. */
+ * (up to 65536 elements) and the look-back path, whose mid-size kernel (if
+ * the type has one: up to m tiles) and large kernel both run. */
 static void dl_check(shim_dl_type_t type) {
-    const size_t t = shim_dl_tile_items(type);
+    const size_t t = shim_dl_tile_items(type), m = shim_dl_mid_max_tiles(type);
     if (t == 0) TFAIL("no tile size for device-layer type %d", (int)type);
-    const size_t sizes[] = {1, 31, t - 1, t + 1, 37 * t + 5, 300 * t + 3};
+    const size_t sizes[] = {1, 31, t - 1, t + 1, 37 * t + 5, 300 * t + 3, (m ? m : 1) * t + 7};
     dl_check_with(type, shim_dl_scan, "DeviceScan::run", sizes, sizeof sizes / sizeof sizes[0]);
 }
 

@@ -130,6 +130,16 @@ extern "C" size_t shim_dl_tile_items(shim_dl_type_t type) {
     return 0;
 }
 
+extern "C" size_t shim_dl_mid_max_tiles(shim_dl_type_t type) {
+    switch (type) {
+    case SHIM_DL_MAT2: return libscan::DeviceScan<mat2_t>::kMidMaxTiles;
+    case SHIM_DL_AFFINE: return libscan::DeviceScan<affine_t>::kMidMaxTiles;
+    case SHIM_DL_TRI: return libscan::DeviceScan<tri_t>::kMidMaxTiles;
+    case SHIM_DL_AFFINE_WIDE: return AffineWide::kMidMaxTiles;
+    }
+    return 0;
+}
+
 extern "C" int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive,
                             const void *init, int init_on_device, void *h_total, int in_place) {
     switch (type) {

@@ -23,6 +23,10 @@ extern "C" {
  * bytes (ScanTuning in libscan/cuda/tuning.cuh): block threads x items per
  * thread. Used to pick test sizes around tile boundaries. */
 size_t shim_scan_tile_items(size_t element_bytes);
+/* The most tiles a scan of such elements may have and still run the
+ * mid-size kernel (ScanTuning::kMidMaxTiles; 0: none); larger scans run the
+ * large kernel. */
+size_t shim_scan_mid_max_tiles(size_t element_bytes);
 /* GridTuning's tile (block threads x items per thread) for 4- or 8-byte
  * elements, and the most elements the grid scan takes (tile x max blocks);
  * 0 for other sizes. */
@@ -97,6 +101,8 @@ typedef enum shim_dl_type {
 
 /* DeviceScan<T>::Shape::kTile for the type; 0 for an unknown type. */
 size_t shim_dl_tile_items(shim_dl_type_t type);
+/* DeviceScan<T>::kMidMaxTiles for the type (0: no mid-size kernel). */
+size_t shim_dl_mid_max_tiles(shim_dl_type_t type);
 
 /* libscan::DeviceScan<T>::run over a device copy of h_in[n]. init: host
  * carry-in or NULL (identity); init_on_device: pass it through d_init

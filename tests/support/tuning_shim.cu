@@ -12,6 +12,14 @@ extern "C" size_t shim_scan_tile_items(size_t element_bytes) {
     }
 }
 
+extern "C" size_t shim_scan_mid_max_tiles(size_t element_bytes) {
+    switch (element_bytes) {
+    case 4: return libscan::ScanTuning<4>::kMidMaxTiles;
+    case 8: return libscan::ScanTuning<8>::kMidMaxTiles;
+    default: return 0;
+    }
+}
+
 extern "C" size_t shim_grid_tile_items(size_t element_bytes) {
     switch (element_bytes) {
     case 4: return size_t(libscan::GridTuning<4>::kBlockThreads) * libscan::GridTuning<4>::kItemsPerThread;

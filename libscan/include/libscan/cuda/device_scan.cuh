@@ -9,7 +9,8 @@
 //   ... allocate d_temp of `bytes` ...
 //   cudaError_t e = libscan::DeviceScan<float>::run(a, libscan::Sum<float>(), d_temp, bytes, stream);
 //
-// run() enqueues a memset of the tile states and one kernel -- or, for up to
+// run() enqueues a memset of the tile states and one kernel (a mid-size
+// instantiation up to ScanTuning::kMidMaxTiles tiles) -- or, for up to
 // 65536 elements, one kernel and nothing else: the grid scan
 // (grid_scan.cuh: 8-byte and smaller types, a stream that is not being
 // captured into a CUDA graph) or else, on sm_90+, the single-cluster scan
@@ -88,10 +89,10 @@ __device__ __forceinline__ void store_tile(const ScanKernelParams<T> &p, unsigne
 
 // The look-back callback of one tile, with the scan's carry-in where the
 // look-back can reach past tile 0.
-template <typename T, class Op, class State>
-__device__ __forceinline__ TileLookback<T, Op, State> tile_lookback(const ScanKernelParams<T> &p, const Op &op,
-                                                                    const State &state, unsigned tile) {
-    TileLookback<T, Op, State> lookback{state, tile, op, p.a.has_init ? p.a.init : op.identity(), op.identity()};
+template <typename T, class Op, class State, bool LF>
+__device__ __forceinline__ TileLookback<T, Op, State, LF> tile_lookback(const ScanKernelParams<T> &p, const Op &op,
+                                                                           const State &state, unsigned tile) {
+    TileLookback<T, Op, State, LF> lookback{state, tile, op, p.a.has_init ? p.a.init : op.identity(), op.identity()};
     if (p.a.d_init && tile < kTileGroup * (kLookbackGroups - 1)) {
         lookback.carry_in = *p.a.d_init;
         // d_init may alias d_total, which the last tile writes once every tile
@@ -103,12 +104,12 @@ __device__ __forceinline__ TileLookback<T, Op, State> tile_lookback(const ScanKe
 
 // Register path (element sizes whose 16-byte vector does not hold whole
 // elements): scans one loaded tile in place, warp-striped, and stores it.
-template <typename T, class Op, int BLOCK, int IPT, class State>
+template <typename T, class Op, int BLOCK, int IPT, class State, bool LF>
 __device__ __forceinline__ void scan_store_tile(const ScanKernelParams<T> &p, const Op &op, const State &state,
                                                 typename BlockScan<T, BLOCK>::TempStorage &temp, unsigned tile,
                                                 T (&items)[TileShape<T, BLOCK, IPT>::K][TileShape<T, BLOCK, IPT>::V]) {
     using Shape = TileShape<T, BLOCK, IPT>;
-    TileLookback<T, Op, State> lookback = tile_lookback(p, op, state, tile);
+    TileLookback<T, Op, State, LF> lookback = tile_lookback<T, Op, State, LF>(p, op, state, tile);
     T aggregate;
     BlockScan<T, BLOCK>(temp).template ScanWarpStriped<Shape::K, Shape::V>(items, p.a.exclusive, op, aggregate, lookback);
     store_tile<T, BLOCK, IPT>(p, tile, items);
@@ -120,7 +121,7 @@ __device__ __forceinline__ void scan_store_tile(const ScanKernelParams<T> &p, co
 // consecutive elements, one BlockScan element per thread learns the prefix
 // (look-back included), and the lane rescans its elements from it. Then the
 // results go back to the striped arrangement and out.
-template <typename T, class Op, int BLOCK, int IPT, class State>
+template <typename T, class Op, int BLOCK, int IPT, class State, bool LF>
 __device__ __forceinline__ void scan_store_staged(const ScanKernelParams<T> &p, const Op &op, const State &state,
                                                   typename BlockScan<T, BLOCK>::TempStorage &temp, unsigned tile,
                                                   uint4 *ws) {
@@ -142,7 +143,7 @@ __device__ __forceinline__ void scan_store_staged(const ScanKernelParams<T> &p, 
         }
         items[0] = t;
     }
-    TileLookback<T, Op, State> lookback = tile_lookback(p, op, state, tile);
+    TileLookback<T, Op, State, LF> lookback = tile_lookback<T, Op, State, LF>(p, op, state, tile);
     T aggregate;
     BlockScan<T, BLOCK>(temp).ExclusiveScan(items, op, aggregate, lookback);
     T run = items[0];
@@ -201,7 +202,7 @@ __device__ __forceinline__ void prefetch_tile_l2(const T *in, size_t n, unsigned
 
 // One tile per block. MINB (blocks per SM the registers must allow) trades
 // registers for resident tiles, which hide the look-back's waits.
-template <typename T, class Op, int BLOCK, int IPT, int MINB, int AHEAD, class State>
+template <typename T, class Op, int BLOCK, int IPT, int MINB, int AHEAD, class State, bool LF = false>
 __global__ void __launch_bounds__(BLOCK, MINB) device_scan_kernel(const ScanKernelParams<T> p, const Op op,
                                                             const State state) {
     using Shape = TileShape<T, BLOCK, IPT>;
@@ -229,9 +230,9 @@ __global__ void __launch_bounds__(BLOCK, MINB) device_scan_kernel(const ScanKern
 #pragma unroll
         for (int k = 0; k < Shape::K; ++k) store_vector<T, Shape::V>(Stage::striped(ws, k), items[k]);
         __syncwarp();
-        scan_store_staged<T, Op, BLOCK, IPT, State>(p, op, state, temp, tile, ws);
+        scan_store_staged<T, Op, BLOCK, IPT, State, LF>(p, op, state, temp, tile, ws);
     } else {
-        scan_store_tile<T, Op, BLOCK, IPT, State>(p, op, state, temp, tile, items);
+        scan_store_tile<T, Op, BLOCK, IPT, State, LF>(p, op, state, temp, tile, items);
     }
 }
 
@@ -244,14 +245,18 @@ template <typename T, class Op> __global__ void write_total_kernel(const DeviceS
 
 // The device-wide scan for element type T with tile shape BLOCK x IPT, at
 // least MINB resident blocks per SM and an L2 prefetch AHEAD tiles ahead
-// (0: none); defaults from tuning.cuh.
+// (0: none); scans of at most MID_TILES tiles take the mid-size kernel (the
+// same tile, look-back polls in one round trip, MID_MINB blocks per SM;
+// MID_TILES 0: none). Defaults from tuning.cuh.
 template <typename T, int BLOCK = ScanTuning<sizeof(T)>::kBlockThreads,
           int IPT = ScanTuning<sizeof(T)>::kItemsPerThread, int MINB = scan_min_blocks<T>(),
-          int AHEAD = ScanTuning<sizeof(T)>::kPrefetchTiles>
+          int AHEAD = ScanTuning<sizeof(T)>::kPrefetchTiles, size_t MID_TILES = ScanTuning<sizeof(T)>::kMidMaxTiles,
+          int MID_MINB = ScanTuning<sizeof(T)>::kMidMinBlocksPerSM>
 struct DeviceScan {
     using Shape = detail::TileShape<T, BLOCK, IPT>;
     using State = TileState<T>;
     static constexpr size_t kCounterBytes = 256;
+    static constexpr size_t kMidMaxTiles = MID_TILES; // scans of at most this many tiles run the mid-size kernel
 
     using Grid = GridScan<T, GridTuning<sizeof(T)>::kBlockThreads, GridTuning<sizeof(T)>::kItemsPerThread,
                           GridTuning<sizeof(T)>::kMaxBlocks>;
@@ -308,7 +313,9 @@ struct DeviceScan {
         p.tile_counter = reinterpret_cast<unsigned *>(base);
         p.num_tiles = static_cast<unsigned>(tiles);
         State state = State::on(base + kCounterBytes);
-        auto kernel = detail::device_scan_kernel<T, Op, BLOCK, IPT, MINB, AHEAD, State>;
+        auto kernel = detail::device_scan_kernel<T, Op, BLOCK, IPT, MINB, AHEAD, State, false>;
+        if constexpr (MID_TILES > 0)
+            if (tiles <= MID_TILES) kernel = detail::device_scan_kernel<T, Op, BLOCK, IPT, MID_MINB, AHEAD, State, true>;
         const size_t smem = Shape::kDynamicStage ? Shape::kStageBytes : 0;
         if (smem) {
             e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));

@@ -84,11 +84,14 @@ template <typename T> struct TileState {
         for (int i = 0; i < kWords; ++i)
             detail::st_relaxed(slot + i, (static_cast<unsigned long long>(w.w[i]) << 32) | status);
     }
-    __device__ __forceinline__ void load(unsigned tile, unsigned &status, T &value) const {
+    // A load is issue() then decode(), so that a poll of many slots can
+    // issue every load before it examines any (TileLookback, LOADS_FIRST).
+    __device__ __forceinline__ void issue(unsigned tile, unsigned long long (&raw)[kWords]) const {
         const unsigned long long *slot = words + static_cast<size_t>(tile) * kWords;
-        unsigned long long raw[kWords];
 #pragma unroll
         for (int i = 0; i < kWords; ++i) raw[i] = detail::ld_relaxed(slot + i);
+    }
+    static __device__ __forceinline__ void decode(const unsigned long long (&raw)[kWords], unsigned &status, T &value) {
         detail::Words<T> w;
         status = static_cast<unsigned>(raw[0]);
 #pragma unroll
@@ -98,6 +101,11 @@ template <typename T> struct TileState {
         }
         value = detail::from_words<T>(w);
     }
+    __device__ __forceinline__ void load(unsigned tile, unsigned &status, T &value) const {
+        unsigned long long raw[kWords];
+        issue(tile, raw);
+        decode(raw, status, value);
+    }
 };
 
 // Prefix callback for BlockScan that runs the look-back for one tile. Warp 0
@@ -105,7 +113,16 @@ template <typename T> struct TileState {
 // and keeps the inclusive one in `inclusive` (valid in every lane of warp 0).
 // `carry_in` must hold the scan's initial value in every tile whose look-back
 // can reach before tile 0 (tiles < kTileGroup * (kLookbackGroups - 1)).
-template <typename T, class Op, class State> struct TileLookback {
+//
+// LOADS_FIRST: a poll issues the loads of all R rows before it examines any,
+// so it costs one round trip to L2. Without it, ptxas (CUDA 13.0) places
+// each row's decode before the next row's load: up to R round trips per
+// poll. Loading first keeps R raw words per lane live at once, which the
+// large scan kernels cannot afford (48 registers at 5 blocks of 256 per SM:
+// 2^28 f32 spilled and ran 12 % slower, u64 11 %); the mid-size kernels
+// (tuning.cuh, kMidMaxTiles) take it, where the group chain rather than
+// bandwidth sets the pace. Either way the association is the same.
+template <typename T, class Op, class State, bool LOADS_FIRST = false> struct TileLookback {
     State state;
     unsigned tile;
     Op op;
@@ -127,12 +144,23 @@ template <typename T, class Op, class State> struct TileLookback {
         // that end is not P yet it costs a second round trip.
         for (;;) {
             unsigned x_mask[R], p_end[R];
+            unsigned long long raw[LOADS_FIRST ? R : 1][State::kWords];
+            if constexpr (LOADS_FIRST) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const long long g = group - (R - 1) + r;
+                    if (r == R - 1 ? lane < pos : g >= 0) state.issue(static_cast<unsigned>(g * kTileGroup + lane), raw[r]);
+                }
+            }
 #pragma unroll
             for (int r = 0; r < R; ++r) {
                 const long long g = group - (R - 1) + r;
                 unsigned st = kTileAggregate;
                 v[r] = op.identity();
-                if (r == R - 1) {
+                if constexpr (LOADS_FIRST) {
+                    if (r == R - 1 && lane == pos) v[r] = aggregate;
+                    if (r == R - 1 ? lane < pos : g >= 0) State::decode(raw[r], st, v[r]);
+                } else if (r == R - 1) {
                     if (lane == pos) v[r] = aggregate;
                     else if (lane < pos) state.load(static_cast<unsigned>(g * kTileGroup + lane), st, v[r]);
                 } else if (g >= 0) {

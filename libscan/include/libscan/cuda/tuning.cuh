@@ -44,12 +44,28 @@ namespace libscan {
 // against 1650, f64 1630 against 1722; 66 was within 1 %; 264 gained less
 // and 528 or more lost 35-50 % (the prefetched tiles no longer wait in L2).
 // An H200 run (same 132 SMs) agreed: 66-264 best, 528+ slower.
+//
+// Mid sizes: a scan of at most kMidMaxTiles tiles (2^23 4-byte elements,
+// 2^22 8-byte) runs a second instantiation of the same kernel: the same
+// tile (so the same association and bitwise the same results), a look-back
+// poll that issues all its loads at once (lookback.cuh, LOADS_FIRST) and
+// kMidMinBlocksPerSM for the registers that takes. There every tile is
+// resident at once or nearly, the group chain sets the pace and bandwidth
+// does not; past it the large kernel wins. 0: no mid kernel. Chosen by
+// bench/results/2026-11-25-h100-mid-sweep/ (graph device time, H100, large
+// kernel -> mid): u32 2^21 11.61 -> 10.42 us, 2^22 17.08 -> 14.23, 2^23
+// 35.06 -> 33.38 (1024 tiles), 2^24 56.97 -> 56.98, 2^28 721 -> 757; f32
+// 2^22 16.54 -> 14.03; u64 at 3 blocks 2^20 10.68 -> 9.15, 2^22 35.34 ->
+// 33.88 (1024 tiles), 2^23 56.74 -> 58.65. Windows of 16 groups, smaller
+// tiles and a longer poll back-off all measured slower.
 template <size_t ELEMENT_BYTES> struct ScanTuning {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = ELEMENT_BYTES >= 128 ? 1 : int(128 / ELEMENT_BYTES);
     static constexpr int kMinBlocksPerSM = 1;
     static constexpr int kMinBlocksPerSMFloat = 1;
     static constexpr int kPrefetchTiles = 132;
+    static constexpr size_t kMidMaxTiles = 0;
+    static constexpr int kMidMinBlocksPerSM = 1;
 };
 template <> struct ScanTuning<4> {
     static constexpr int kBlockThreads = 256;
@@ -57,6 +73,8 @@ template <> struct ScanTuning<4> {
     static constexpr int kMinBlocksPerSM = 5;
     static constexpr int kMinBlocksPerSMFloat = 5;
     static constexpr int kPrefetchTiles = 132;
+    static constexpr size_t kMidMaxTiles = 1024;
+    static constexpr int kMidMinBlocksPerSM = 4;
 };
 template <> struct ScanTuning<8> {
     static constexpr int kBlockThreads = 256;
@@ -64,6 +82,8 @@ template <> struct ScanTuning<8> {
     static constexpr int kMinBlocksPerSM = 4;
     static constexpr int kMinBlocksPerSMFloat = 4;
     static constexpr int kPrefetchTiles = 132;
+    static constexpr size_t kMidMaxTiles = 1024;
+    static constexpr int kMidMinBlocksPerSM = 3;
 };
 
 // The launch-bounds minimum for element type T (see ScanTuning).
