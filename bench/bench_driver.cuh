@@ -261,11 +261,12 @@ Row measure(const Context &ctx, const Buffers<T> &b, const char *type, int log2n
     }
 
     // 2. Time.
-    time_single_calls(ctx, enq, o.warmup, o.reps, r.t);
+    const int reps = o.reps_for(bytes);
+    time_single_calls(ctx, enq, o.warmup, reps, r.t);
     if (o.graph) {
         std::string capture_errors;
         bool failed[kMethods];
-        time_graphs(ctx, enq, o.graph_calls, o.warmup, o.reps, r.g, capture_errors, failed);
+        time_graphs(ctx, enq, o.graph_calls, o.warmup, reps, r.g, capture_errors, failed);
         if (!capture_errors.empty()) r.note += (r.note.empty() ? "" : "; ") + capture_errors;
         r.capture_failed = failed[kLibscan];
         if (failed[kCub] || failed[kMemcpy] || failed[kCopy])

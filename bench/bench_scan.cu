@@ -33,7 +33,8 @@ const char kUsage[] =
     "  --max-log K      largest size 2^K, at most 30 (default 30; 20 in --small)\n"
     "  --step S         sizes 2^min, 2^(min+S), ... (default 2; 1 in --small)\n"
     "  --logs LIST      explicit sizes as exponents, e.g. 16,20,24,28 (overrides the above)\n"
-    "  --reps N         timed runs per method, median reported (default 21; 200 in --small)\n"
+    "  --reps N         timed runs per method, median reported (default 21, 101 for inputs up to\n"
+    "                   8 MiB; 200 in --small)\n"
     "  --warmup N       untimed calls per method first (default 3)\n"
     "  --small          latency mode: 2^10..2^20 every power, 200 reps, CUDA graphs\n"
     "  --graph          also time N back-to-back calls captured in a CUDA graph\n"
@@ -278,7 +279,7 @@ struct Report {
         std::string line = std::string(opt->small ? "small" : "full") + "," + csv_cell(gpu) + "," + csv_cell(commit) +
                            "," + r.type + "," + kind_name(r.exclusive) + "," + std::to_string(r.log2n) + "," +
                            std::to_string(r.n) + "," + std::to_string(r.elem_bytes) + "," + status + "," +
-                           std::to_string(opt->reps);
+                           std::to_string(opt->reps_for(r.n * r.elem_bytes));
         for (int m = 0; m < kMethods; ++m)
             line += "," + num(t[m].valid, t[m].median_us) + "," + num(t[m].valid, t[m].min_us);
         line += "," + num(both(t[kLibscan], t[kMemcpy]), both(t[kLibscan], t[kMemcpy]) ? ratio(t[kLibscan], t[kMemcpy]) : 0);
@@ -424,9 +425,13 @@ int main(int argc, char **argv) {
     std::printf("- date: %s\n", utc_now().c_str());
     std::printf("- types %s; sizes 2^{%s}; sum operator; seed 0x%016llx (--seed to repeat)\n", types.c_str(),
                 sizes.c_str(), static_cast<unsigned long long>(ctx.seed));
-    std::printf("- times: median of %d timed calls per method after %d warm-up calls, methods interleaved; "
+    const std::string few = opt.reps_for(0) == opt.reps
+                                ? std::string()
+                                : " (" + std::to_string(opt.reps_for(0)) + " for inputs up to " +
+                                      std::to_string(Options::kFewBytes >> 20) + " MiB)";
+    std::printf("- times: median of %d timed calls per method%s after %d warm-up calls, methods interleaved; "
                 "one call = CUDA events around it on an idle stream (host enqueue time included)\n",
-                opt.reps, opt.warmup);
+                opt.reps, few.c_str(), opt.warmup);
     if (opt.graph)
         std::printf("- graph columns: %d back-to-back calls captured in one CUDA graph (global capture mode), "
                     "replay time / %d, so launch overhead is comparable between one- and two-kernel scans; "
