@@ -38,9 +38,10 @@
 #   --jobs N         build parallelism (default: all cores)
 #
 # compute-sanitizer: every gpu-labelled ctest entry (not `large`) and bench_scan
-# on small sizes, one after another; each run gets an equal share of the time
-# left (recomputed before each run, so runs that finish early leave their time
-# to the rest and one slow suite cannot starve the others; at least 10 s, else
+# on small sizes, one after another; each run gets a weighted share of the
+# time left (san_weight, per tool: the sort's suite 8, racecheck's
+# device-scan and SAT suites 4 and 8, segmented 2, ...; recomputed before each run, so runs that finish early leave
+# their time to the rest and one slow suite cannot starve the others; at least 10 s, else
 # the run is reported as not run). Without --sanitizer-only, memcheck gets a
 # 120 s stage and racecheck + synccheck share a 150 s one; with it, the chosen
 # tools share everything the build leaves of the budget. summary.txt names
@@ -389,18 +390,44 @@ SAN_ENV="" # what every sanitizer run gets in its environment
 SAN_MIN_SLICE=10
 declare -A SAN_SUMMARY=()
 SAN_RUNS=() # "tool|name|seconds|result" for each run, in order
-runnable() { awk -F '\x1f' '$4 != ""' "$1" | wc -l; } # lines of a run list with a command
 san_log() { echo "$LOGDIR/sanitizer.log"; } # every tool: the device hands back 8 files at most
 
+# san_weight TOOL NAME: a suite's share of TOOL's time against the others'.
+# On the H100 (bench/results/2026-11-25-h100-9f5e6d6/): memcheck took 33 s for
+# test_radixsort_lib at LIBSCAN_TEST_MAX_N=262144, 8 s for test_segmented and
+# 0-3 s for each other suite, synccheck about the same; racecheck took 33 s
+# for test_device_scan at 131072 and did not finish the sort's or the SAT
+# library's suite in 73-95 s. An equal share timed the sort out.
+san_weight() {
+    case $1:$2 in
+    *:*radixsort*) echo 8 ;;
+    racecheck:*sat_lib*) echo 8 ;;
+    racecheck:*device_scan*) echo 4 ;;
+    *:*segmented* | racecheck:*compact*) echo 2 ;;
+    *) echo 1 ;;
+    esac
+}
+# run_weight TOOL LIST: the summed weight of the lines of LIST that have a command.
+run_weight() {
+    local name wd envs cmd sum=0
+    while IFS=$'\x1f' read -r name wd envs cmd; do
+        [[ -n $cmd ]] && sum=$((sum + $(san_weight "$1" "$name")))
+    done <"$2"
+    echo "$sum"
+}
+
 # sanitize TOOL LIST DEADLINE LATER: run every line of LIST under TOOL before
-# DEADLINE (in $SECONDS), output appended to $LOG. LATER: runs of other tools
-# still to come before the same deadline. Each run's time limit is the time
-# left divided by the runs left (these and LATER), recomputed before each run.
+# DEADLINE (in $SECONDS), output appended to $LOG. LATER: the other tools
+# (space-separated) that still run LIST before the same deadline. Each run's
+# time limit is the time left times its weight (san_weight) over the weight
+# of the runs left (these and LATER's), recomputed before each run.
 sanitize() {
-    local tool=$1 list=$2 deadline=$3 later=$4 name wd envs cmd left slice out rc errs warns skipped result t1
-    local total n=0 runs=0 errors=0 timeouts=0 appfail=0 unparsed=0 notrun=0 skips=0 extra=()
+    local tool=$1 list=$2 deadline=$3 later=$4 name wd envs cmd left slice out rc errs warns skipped result t1 w
+    local wleft runs=0 errors=0 timeouts=0 appfail=0 unparsed=0 notrun=0 skips=0 extra=()
     [[ $tool == memcheck ]] && ((LEAK)) && extra=(--leak-check full)
-    total=$(runnable "$list")
+    wleft=$(run_weight "$tool" "$list")
+    local later_w=0 other
+    for other in $later; do later_w=$((later_w + $(run_weight "$other" "$list"))); done
     while IFS=$'\x1f' read -r name wd envs cmd; do
         t1=$SECONDS
         if [[ -z $cmd ]]; then
@@ -409,9 +436,10 @@ sanitize() {
             logline "" "===== $tool: $name NOT RUN (its executable was not built)"
             continue
         fi
-        n=$((n + 1))
+        w=$(san_weight "$tool" "$name")
         left=$((deadline - SECONDS))
-        slice=$((left / (total - n + 1 + later)))
+        slice=$((left * w / (wleft + later_w)))
+        wleft=$((wleft - w))
         ((slice < SAN_MIN_SLICE)) && slice=$SAN_MIN_SLICE
         if ((left < SAN_MIN_SLICE)); then
             notrun=$((notrun + 1))
@@ -466,7 +494,7 @@ sanitize() {
 
 if ((SANITIZE)); then
     list=$(make_run_list)
-    nruns=$(wc -l <"$list") nrunnable=$(runnable "$list")
+    nruns=$(wc -l <"$list")
     # Stages, each with its own deadline: memcheck, then racecheck + synccheck;
     # with --sanitizer-only, the chosen tools in one stage with all the time left.
     if ((SANONLY)); then stages=("${SAN_TOOLS[*]}"); else stages=(memcheck "racecheck synccheck"); fi
@@ -481,9 +509,9 @@ if ((SANITIZE)); then
             lim=$(limit 150 racecheck)
         fi
         deadline=$((SECONDS + lim))
-        later=$((${#tools[@]} * nrunnable))
-        for tool in "${tools[@]}"; do
-            later=$((later - nrunnable))
+        for ((ti = 0; ti < ${#tools[@]}; ti++)); do
+            tool=${tools[ti]}
+            later="${tools[*]:ti+1}"
             t=$SECONDS
             LOG=$(san_log "$tool")
             {
