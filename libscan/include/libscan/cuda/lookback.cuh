@@ -14,8 +14,9 @@
 //
 // A slot only moves X -> A -> P, and each value is written once per state.
 // Tile t (group m, position i) scans itself and publishes A. One warp then
-// reads its own group and the kLookbackGroups-1 groups before it in one round
-// trip (lane l of row r holds one tile of one group) and polls until it finds
+// reads its own group and the kLookbackGroups-1 groups before it in one poll
+// (lane l of row r holds one tile of one group; one round trip to L2 with
+// LOADS_FIRST, up to one per row without: see TileLookback) and polls until it finds
 // the newest earlier group whose end shows P (or reaches the carry-in), with
 // every slot between that group end and t at least A.
 //
