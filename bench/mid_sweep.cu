@@ -19,16 +19,6 @@
 
 namespace {
 
-template <typename T> __global__ void fill(T *p, size_t n, unsigned seed) {
-    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-        unsigned h = unsigned(i) * 2654435761u ^ seed;
-        h ^= h >> 15;
-        h *= 2246822519u;
-        h ^= h >> 13;
-        p[i] = T(h % 1000);
-    }
-}
-
 struct Buffers {
     void *in, *out, *temp;
     size_t temp_bytes;
@@ -85,7 +75,7 @@ template <typename T> void suite(const char *name, int log2n, cudaStream_t s) {
     CK(cudaMalloc(&b.out, n * sizeof(T)));
     CK(cudaMalloc(&b.temp, b.temp_bytes));
     T *in = static_cast<T *>(b.in), *out = static_cast<T *>(b.out);
-    fill<T><<<1024, 256, 0, s>>>(in, n, 1234u + unsigned(log2n));
+    sweep_fill<T><<<1024, 256, 0, s>>>(in, n, 1234u + unsigned(log2n));
     std::vector<T> h_in(n);
     CK(cudaMemcpyAsync(h_in.data(), in, n * sizeof(T), cudaMemcpyDeviceToHost, s));
     CK(cudaStreamSynchronize(s));

@@ -38,3 +38,13 @@ template <typename F> float time_queued(F f, cudaStream_t s) {
     CK(bench::time_queued_call(s, 30, f, &us));
     return float(us);
 }
+
+template <typename T> __global__ void sweep_fill(T *p, size_t n, unsigned seed) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+        unsigned h = unsigned(i) * 2654435761u ^ seed;
+        h ^= h >> 15;
+        h *= 2246822519u;
+        h ^= h >> 13;
+        p[i] = T(h % 1000);
+    }
+}

@@ -17,12 +17,6 @@
 #include "libscan/cuda/device_scan.cuh"
 #include "sweep_util.cuh"
 
-template <typename T> __global__ void fill(T* p, size_t n, unsigned seed) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    unsigned h = (unsigned)i * 2654435761u ^ seed; h ^= h >> 15; h *= 2246822519u; h ^= h >> 13;
-    p[i] = (T)(h % 1000);
-  }
-}
 template <typename T> float med(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size()/2]; }
 
 template <typename F> float timeit(F f, int reps = 25) {
@@ -52,7 +46,7 @@ template <class D, typename T> bool check_variant(const T* in, T* out, size_t n,
 
 template <typename T> void suite(const char* name, size_t n, bool prefetch) {
   T *in, *out; CK(cudaMalloc(&in, n * sizeof(T))); CK(cudaMalloc(&out, n * sizeof(T)));
-  fill<T><<<1024, 256>>>(in, n, 1234); CK(cudaDeviceSynchronize());
+  sweep_fill<T><<<1024, 256>>>(in, n, 1234); CK(cudaDeviceSynchronize());
   void* temp; size_t tb = 64 << 20; CK(cudaMalloc(&temp, tb));
   std::vector<T> h_in(n); CK(cudaMemcpy(h_in.data(), in, n * sizeof(T), cudaMemcpyDeviceToHost));
   // CUB
