@@ -40,9 +40,10 @@
 # compute-sanitizer: every gpu-labelled ctest entry (not `large`) and bench_scan
 # on small sizes, one after another; each run gets a weighted share of the
 # time left (san_weight, per tool: the sort's suite 8, racecheck's
-# device-scan and SAT suites 4 and 8, segmented 2, ...; recomputed before each run, so runs that finish early leave
-# their time to the rest and one slow suite cannot starve the others; at least 10 s, else
-# the run is reported as not run). Without --sanitizer-only, memcheck gets a
+# device-scan and SAT suites 4 and 8, segmented 2, the rest 1; recomputed
+# before each run, so runs that finish early leave their time to the rest
+# and one slow suite cannot starve the others; at least 10 s, else the run
+# is reported as not run). Without --sanitizer-only, memcheck gets a
 # 120 s stage and racecheck + synccheck share a 150 s one; with it, the chosen
 # tools share everything the build leaves of the budget. summary.txt names
 # every suite with its result per tool (errors, timed out, not run, skipped
