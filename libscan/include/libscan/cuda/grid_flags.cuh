@@ -21,11 +21,15 @@
 // launches only.
 //
 // Words: as in lookback.cuh, each 64-bit word carries the 32-bit tag and 32
-// bits of the value, written with one st.relaxed.gpu and read with one
-// ld.relaxed.gpu (64-bit aligned accesses are single-copy atomic: a word is
-// never torn). A value counts as published when every one of its words
-// carries this launch's tag. Nothing but the value itself passes between
-// blocks, so no fences are needed.
+// bits of the value (64-bit aligned accesses are single-copy atomic: a word
+// is never torn). A value counts as published when every one of its words
+// carries this launch's tag. One-word values are written with one
+// st.relaxed.gpu and read with one ld.relaxed.gpu; a two-word slot (16-byte
+// aligned) with one 16-byte st.relaxed.gpu.v2 and one ld.relaxed.gpu.v2, so
+// both words travel together. PTX does not promise that the pair is
+// single-copy atomic as a whole, which is why each word keeps its own tag:
+// a reader that catches one word without the other sees "not yet". Nothing
+// but the value itself passes between blocks, so no fences are needed.
 //
 // Why a slot cannot mislead:
 //  * another launch's value: its words carry its own tag. A slot last
@@ -56,8 +60,19 @@ struct GridFlagsLayout {
 // The table. A function-local static, so that only modules that launch the
 // grid scan carry it (256 KiB), not every one that includes this header.
 __device__ inline unsigned long long *grid_flag_table() {
-    static unsigned long long table[GridFlagsLayout::kSets * GridFlagsLayout::kBlocks * GridFlagsLayout::kWords];
+    // 16-byte aligned: a two-word slot is written and read as one vector.
+    __align__(16) static unsigned long long
+        table[GridFlagsLayout::kSets * GridFlagsLayout::kBlocks * GridFlagsLayout::kWords];
     return table;
+}
+
+// A two-word slot as one 16-byte access (see Words above).
+__device__ __forceinline__ void st_relaxed_v2(unsigned long long *p, unsigned long long a, unsigned long long b) {
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+}
+__device__ __forceinline__ void ld_relaxed_v2(const unsigned long long *p, unsigned long long &a,
+                                              unsigned long long &b) {
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
 }
 
 template <typename T> struct GridFlags {
@@ -83,16 +98,23 @@ template <typename T> struct GridFlags {
     __device__ __forceinline__ void publish(unsigned block, const T &value) const {
         const Words<T> w = to_words(value);
         unsigned long long *slot = slots + block * L::kWords;
-#pragma unroll
-        for (int i = 0; i < kWords; ++i) st_relaxed(slot + i, (static_cast<unsigned long long>(w.w[i]) << 32) | tag);
+        if constexpr (kWords == 2) {
+            st_relaxed_v2(slot, (static_cast<unsigned long long>(w.w[0]) << 32) | tag,
+                          (static_cast<unsigned long long>(w.w[1]) << 32) | tag);
+        } else {
+            st_relaxed(slot, (static_cast<unsigned long long>(w.w[0]) << 32) | tag);
+        }
     }
     // True (and the values) once blocks first .. first+K-1 of this launch
     // have published; v[k] = `none` for first+k >= limit, which is not read.
     // A poll must cost one round trip to L2 whatever K and the size of T:
-    // for values of two words, every load is issued before any is examined
-    // (checking each slot as it arrived let ptxas hold the last load behind
-    // the first slot's compares, two round trips per poll: 2^16 u64 scans
-    // spent ~0.13 us more; bench/results/2026-11-25-h100-u64-exchange/).
+    // for values of two words, every slot's 16-byte load is issued before
+    // any is examined (checking each slot as it arrived let ptxas hold the
+    // last load behind the first slot's compares, two round trips per poll:
+    // 2^16 u64 scans spent ~0.13 us more; bench/results/2026-11-25-h100-
+    // u64-exchange/). One 16-byte access per slot rather than two 8-byte
+    // ones took a further ~0.17 us off the 2^16 u64 scan's device time
+    // (bench/results/2026-11-25-h100-small-order/probe-slot.txt).
     // One-word values keep the per-slot form: its SASS also issues both
     // loads first, and it measured ~0.12 us faster there than the
     // loads-first form, whose loop differs only in register moves.
@@ -115,9 +137,8 @@ template <typename T> struct GridFlags {
             unsigned long long raw[K][kWords];
 #pragma unroll
             for (int k = 0; k < K; ++k) {
-                const unsigned long long *slot = slots + (first + k) * L::kWords;
-#pragma unroll
-                for (int i = 0; i < kWords; ++i) raw[k][i] = first + k < limit ? ld_relaxed(slot + i) : tag;
+                raw[k][0] = raw[k][1] = tag;
+                if (first + k < limit) ld_relaxed_v2(slots + (first + k) * L::kWords, raw[k][0], raw[k][1]);
             }
 #pragma unroll
             for (int k = 0; k < K; ++k) {
