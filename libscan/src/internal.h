@@ -36,12 +36,24 @@ typedef struct libscan__scan_call {
 /* Scratch bytes for count elements of dtype (dtype already validated). */
 size_t libscan__scan_temp_bytes(size_t count, libscan_dtype_t dtype);
 
-/* Whether the scan of `count` elements on `stream` uses its temp storage on
- * the current device (false on the one-launch paths for small counts). */
-bool libscan__scan_uses_temp(size_t count, libscan_dtype_t dtype, libscan_op_t op, cudaStream_t stream);
+/* Which kernel a scan takes (DeviceScan::Plan in device_scan.cuh), decided
+ * once per call by one capture query and one device query: `path` and
+ * `support_*` are the plan's; uses_temp is false on the one-launch paths
+ * for small counts (and for count 0), which never touch temp storage. */
+typedef struct libscan__scan_plan {
+    int path;
+    bool support_ok;
+    cudaFunction_t support_fn;
+    bool uses_temp;
+} libscan__scan_plan_t;
 
-/* Enqueue the scan; returns the CUDA error of the memset or launch. */
-cudaError_t libscan__scan_launch(const libscan__scan_call_t *call, cudaStream_t stream);
+/* The plan of a scan of `count` elements on `stream` on the current device. */
+libscan__scan_plan_t libscan__scan_plan(size_t count, libscan_dtype_t dtype, libscan_op_t op, cudaStream_t stream);
+
+/* Enqueue the scan as `plan` (made for the same call) says; returns the CUDA
+ * error of the memset or launch. */
+cudaError_t libscan__scan_launch(const libscan__scan_call_t *call, const libscan__scan_plan_t *plan,
+                                 cudaStream_t stream);
 
 /* One validated segmented scan call; `count` is the logical element count
  * (rows * row_len for rows). */

@@ -58,7 +58,14 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
         st = libscan_check_device_pointer(ptrs[i]);
         if (st != LIBSCAN_SUCCESS) return st;
     }
-    if (opts->d_temp && need) { /* checked even where the small path ignores it */
+    if (count == 0 && !opts->d_total) return LIBSCAN_SUCCESS;
+
+    /* Small scans run in one launch and never touch temp: caller temp is
+     * then checked for size and overlaps only (above), and none is
+     * allocated. The plan costs a capture and a device query, once. */
+    const libscan__scan_plan_t plan = libscan__scan_plan(count, dtype, op, stream);
+    const bool uses_temp = need && plan.uses_temp;
+    if (opts->d_temp && uses_temp) {
         st = libscan_check_device_pointer(opts->d_temp);
         if (st != LIBSCAN_SUCCESS) return st;
     }
@@ -75,18 +82,12 @@ static libscan_status_t scan(const void *d_in, void *d_out, size_t count, libsca
     if (opts->init) memcpy(call.init, opts->init, esize);
     call.d_init = opts->d_init;
     call.d_total = opts->d_total;
-    if (count == 0 && !opts->d_total) return LIBSCAN_SUCCESS;
-
-    /* Small scans run in one launch and never touch temp, so none is
-     * allocated for them (asked only without caller temp: a capture and a
-     * device query). */
-    const bool uses_temp = need && !opts->d_temp && libscan__scan_uses_temp(count, dtype, op, stream);
     libscan_temp_t t;
     st = libscan_temp_acquire(opts->d_temp, opts->temp_bytes, uses_temp ? need : 0, stream, &t);
     if (st != LIBSCAN_SUCCESS) return st;
     call.temp = t.ptr;
     call.temp_bytes = t.bytes;
-    cudaError_t e = libscan__scan_launch(&call, stream);
+    cudaError_t e = libscan__scan_launch(&call, &plan, stream);
     if (e != cudaSuccess) (void)cudaGetLastError();
     const libscan_status_t released = libscan_temp_release(&t, stream);
     return e != cudaSuccess ? LIBSCAN_ERROR_CUDA : released;

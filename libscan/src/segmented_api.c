@@ -95,8 +95,11 @@ static libscan_status_t segmented(libscan__seg_call_t *c, const libscan_segscan_
             if (others[i] && libscan_ranges_overlap(opts->d_temp, opts->temp_bytes, others[i], sizes[i]))
                 return LIBSCAN_ERROR_OVERLAP;
     }
+    /* Rows that the row kernels take need no temp: caller temp is then
+     * checked for size and overlaps only, and nothing is allocated. */
+    const bool uses_temp = need && libscan__seg_uses_temp(c);
     const void *ptrs[6] = {n ? c->in : NULL, n && c->out != c->in ? c->out : NULL, n ? c->flags : NULL,
-                           c->offsets, opts->d_seg_init, need ? opts->d_temp : NULL};
+                           c->offsets, opts->d_seg_init, uses_temp ? opts->d_temp : NULL};
     for (int i = 0; i < 6; ++i) {
         if (!ptrs[i]) continue;
         libscan_status_t st = libscan_check_device_pointer(ptrs[i]);
@@ -109,8 +112,6 @@ static libscan_status_t segmented(libscan__seg_call_t *c, const libscan_segscan_
     if (n == 0) return LIBSCAN_SUCCESS;
 
     c->seg_init = opts->d_seg_init;
-    /* Rows that the row kernels take need no temp: nothing is allocated. */
-    const bool uses_temp = need && libscan__seg_uses_temp(c);
     libscan_temp_t t;
     libscan_status_t st = libscan_temp_acquire(opts->d_temp, opts->temp_bytes, uses_temp ? need : 0, stream, &t);
     if (st != LIBSCAN_SUCCESS) return st;

@@ -174,6 +174,18 @@ extern "C" int shim_small_scan_supported(void) {
     return libscan::DeviceScan<tri_t>::Cluster::supported<TriMul>() ? 1 : 0;
 }
 
+template <typename T> static int skips_temp(size_t n) {
+    return libscan::DeviceScan<T>::template plan<libscan::Max<T>>(n, nullptr).uses_temp(n) ? 0 : 1;
+}
+
+extern "C" int shim_scan_skips_temp(size_t element_bytes, size_t n) {
+    switch (element_bytes) {
+    case 4: return skips_temp<uint32_t>(n);
+    case 8: return skips_temp<uint64_t>(n);
+    }
+    return -1;
+}
+
 extern "C" int shim_small_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h_out, size_t n,
                                               int exclusive, const void *init, int init_on_device, void *h_total,
                                               int in_place) {

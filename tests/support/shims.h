@@ -116,6 +116,12 @@ int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, i
  * runs on the current device. */
 int shim_small_scan_supported(void);
 
+/* 1 when a max scan of n unsigned elements of element_bytes (4 or 8) on the
+ * legacy stream takes a one-launch path on the current device, which never
+ * touches temp storage (DeviceScan::plan); 0 when it takes the look-back;
+ * -1 for another element size. */
+int shim_scan_skips_temp(size_t element_bytes, size_t n);
+
 /* The largest n that DeviceScan<T>::run hands to the cluster scan on the
  * current device (0: it never does there); 0 for an unknown type. */
 size_t shim_dl_cluster_capacity(shim_dl_type_t type);

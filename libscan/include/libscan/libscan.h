@@ -26,7 +26,8 @@
  *          no allocation happens, so the call is safe under CUDA graph
  *          capture. Temp may be reused by the next call on the same stream.
  *          Up to 65536 elements a scan is one kernel launch that uses no
- *          temp at all (given temp is ignored, none is allocated): on a
+ *          temp at all (given temp is ignored: checked for its size and
+ *          overlaps only, not dereferenced; none is allocated): on a
  *          stream that is not being captured, a cooperative launch of up
  *          to 64 blocks over the whole GPU, which passes block totals
  *          through a small table the library owns (tagged per launch, never
@@ -150,6 +151,8 @@ typedef enum libscan_op {
  *           chunk). With count = 0 it receives the initial value.
  * d_temp    Device scratch of temp_bytes bytes, or NULL for a stream-ordered
  *           allocation by the library. Must not overlap any other argument.
+ *           Checked to be device memory only where the call uses it (not
+ *           on the one-launch path for small counts; see Temp above).
  * temp_bytes Size of d_temp; checked against libscan_scan_temp_bytes().
  */
 typedef struct libscan_scan_opts {
@@ -343,7 +346,8 @@ LIBSCAN_API libscan_status_t libscan_segmented_exclusive_scan_offsets(const void
  * Rows need no look-back: when rows are short (row_len <= 4096 elements of
  * 4 bytes, 2048 of 8) or there are many of them (>= 512), the call enqueues
  * one kernel and nothing else, and uses no temp storage (opts->d_temp is
- * still checked as above but not touched, and nothing is allocated). Fewer
+ * checked for its size and overlaps only, never touched, and nothing is
+ * allocated). Fewer
  * longer rows take the segmented scan above. Which way is taken depends only
  * on (rows, row_len, dtype), and so does the association, so float results
  * are bitwise the same on every run (V = 16 / element size; the earlier

@@ -263,13 +263,27 @@ struct DeviceScan {
     using Cluster = ClusterScan<T, ClusterTuning<sizeof(T)>::kBlockThreads, ClusterTuning<sizeof(T)>::kItemsPerThread,
                                 ClusterTuning<sizeof(T)>::kClusterBlocks>;
 
-    // True when a scan of n elements on `stream` takes one of the one-launch
-    // paths on the current device: temp storage is then not touched (may be
-    // null).
-    template <class Op> static bool small_path(size_t n, cudaStream_t stream) {
-        if (n == 0) return false;
-        if (Grid::kFits && n <= Grid::kCapacity && Grid::eager(stream) && Grid::template supported<Op>()) return true;
-        return n <= Cluster::kCapacity && Cluster::template supported<Op>();
+    // Which kernel a scan of n elements on `stream` takes on the current
+    // device, decided by one capture query and one device query. plan() then
+    // run(..., plan) costs no more host time than run() alone; callers that
+    // must know the path first (the C API checks temp storage only where it
+    // is used) pay for the queries once.
+    struct Plan {
+        enum Path { kLookback, kGrid, kCluster } path;
+        detail::LaunchSupport support; // for kGrid and kCluster
+        // Temp storage is touched only by the look-back (and not at n == 0).
+        bool uses_temp(size_t n) const { return path == kLookback && n > 0; }
+    };
+    template <class Op> static Plan plan(size_t n, cudaStream_t stream) {
+        if (n > 0 && Grid::kFits && n <= Grid::kCapacity && Grid::eager(stream)) {
+            const auto g = Grid::template on_current_device<Op>();
+            if (g.ok) return Plan{Plan::kGrid, g};
+        }
+        if (n > 0 && n <= Cluster::kCapacity) {
+            const auto c = Cluster::template on_current_device<Op>();
+            if (c.ok) return Plan{Plan::kCluster, c};
+        }
+        return Plan{Plan::kLookback, detail::LaunchSupport{false, nullptr}};
     }
 
     static constexpr size_t num_tiles(size_t n) { return (n + Shape::kTile - 1) / Shape::kTile; }
@@ -281,25 +295,28 @@ struct DeviceScan {
     }
 
     // Enqueues the scan on `stream`. temp must hold temp_bytes(a.n) bytes
-    // (256-byte aligned). Returns the first CUDA error met, if any.
+    // (256-byte aligned) unless plan(a.n, stream) says it is not used, when
+    // it may be null. Returns the first CUDA error met, if any.
     template <class Op>
     static cudaError_t run(const DeviceScanArgs<T> &a, Op op, void *temp, size_t temp_size, cudaStream_t stream) {
+        return run(a, op, temp, temp_size, stream, plan<Op>(a.n, stream));
+    }
+    // The same with the plan the caller made for this scan (same n, stream
+    // and current device).
+    template <class Op>
+    static cudaError_t run(const DeviceScanArgs<T> &a, Op op, void *temp, size_t temp_size, cudaStream_t stream,
+                           const Plan &plan) {
         if (a.n == 0) {
             if (a.d_total) detail::write_total_kernel<T, Op><<<1, 1, 0, stream>>>(a, op);
             return cudaGetLastError();
         }
-        // One device query per path decides it and gives the launch handle.
         const bool vector_ok =
             (reinterpret_cast<uintptr_t>(a.in) % 16 == 0) && (reinterpret_cast<uintptr_t>(a.out) % 16 == 0);
-        const SmallScanArgs<T> small{a.in,     a.out,      a.n,      a.exclusive, a.has_init ? a.init : op.identity(),
-                                     a.d_init, a.d_total, vector_ok};
-        if (Grid::kFits && a.n <= Grid::kCapacity && Grid::eager(stream)) {
-            const auto g = Grid::template on_current_device<Op>();
-            if (g.ok) return Grid::run_eager(small, op, stream, g);
-        }
-        if (a.n <= Cluster::kCapacity) {
-            const auto c = Cluster::template on_current_device<Op>();
-            if (c.ok) return Cluster::run(small, op, stream, c);
+        if (plan.path != Plan::kLookback) {
+            const SmallScanArgs<T> small{a.in,     a.out,     a.n,      a.exclusive, a.has_init ? a.init : op.identity(),
+                                         a.d_init, a.d_total, vector_ok};
+            if (plan.path == Plan::kGrid) return Grid::run_eager(small, op, stream, plan.support);
+            return Cluster::run(small, op, stream, plan.support);
         }
         if (temp_size < temp_bytes(a.n) || temp == nullptr) return cudaErrorInvalidValue;
         const size_t tiles = num_tiles(a.n);
