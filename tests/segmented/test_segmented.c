@@ -301,6 +301,19 @@ static unsigned char *run_once(const prep_t *p, const scase_t *c, unsigned char 
     return h + GUARD;
 }
 
+/* Compares one output of the prepared case with the CPU reference; nonzero
+ * (and the reason in msg) on the first difference. */
+static int ref_mismatch(const prep_t *p, const scase_t *c, const unsigned char *got) {
+    seg_ref_t ref;
+    if (seg_ref_init(&ref, c->dt, c->op, c->excl, p->count)) TFAIL("out of host memory");
+    if (c->mode == M_FLAGS) seg_ref_flags(&ref, p->h_in, p->h_flags, p->h_init);
+    else if (c->mode == M_OFFSETS) seg_ref_offsets(&ref, p->h_in, p->h_offs, p->nseg, p->h_init);
+    else seg_ref_rows(&ref, p->h_in, c->rows, c->row_len, c->pitch, p->h_init);
+    int bad = seg_ref_check(&ref, got, c->in_place ? p->h_in : NULL, msg, sizeof msg);
+    seg_ref_free(&ref);
+    return bad;
+}
+
 static void check_case(const scase_t *c, uint64_t idx) {
     char ctx[512];
     describe(c, ctx, sizeof ctx);
@@ -310,14 +323,7 @@ static void check_case(const scase_t *c, uint64_t idx) {
     prep_make(&p, c, &r);
     unsigned char *base;
     unsigned char *got = run_once(&p, c, &base, ctx);
-
-    seg_ref_t ref;
-    if (seg_ref_init(&ref, c->dt, c->op, c->excl, p.count)) TFAIL("out of host memory");
-    if (c->mode == M_FLAGS) seg_ref_flags(&ref, p.h_in, p.h_flags, p.h_init);
-    else if (c->mode == M_OFFSETS) seg_ref_offsets(&ref, p.h_in, p.h_offs, p.nseg, p.h_init);
-    else seg_ref_rows(&ref, p.h_in, c->rows, c->row_len, c->pitch, p.h_init);
-    int bad = seg_ref_check(&ref, got, c->in_place ? p.h_in : NULL, msg, sizeof msg);
-    seg_ref_free(&ref);
+    int bad = ref_mismatch(&p, c, got);
     free(base);
     prep_free(&p, c);
     if (bad) TFAIL("%s: %s", ctx, msg);
@@ -505,6 +511,70 @@ static void test_caller_and_library_temp(void **state) {
         if (!same) TFAIL("%s: caller temp and library temp give different bits", mode_names[mode]);
         c.caller_temp = 1;
         check_case(&c, 4000 + (uint64_t)mode);
+    }
+}
+
+/* Caller temp is checked to be device memory only where the call uses it.
+ * Rows that a row kernel takes (200 x 64 u32) never touch it: a malloc'ed
+ * host d_temp is accepted and the result must be right. A flag-segmented
+ * scan uses its temp: the same kind of buffer is rejected with
+ * INVALID_POINTER and the output keeps its poison (unless the device can
+ * access pageable memory, where it must simply be right). */
+static void test_host_temp_only_where_used(void **state) {
+    (void)state;
+    test_require_gpu();
+    int dev = 0, pageable = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev));
+    scase_t cases[2];
+    cases[0] = base_case(LIBSCAN_U32, LIBSCAN_OP_SUM, 0, M_ROWS);
+    cases[0].rows = 200, cases[0].row_len = 64, cases[0].pitch = 64;
+    cases[1] = flags_case(LIBSCAN_U32, LIBSCAN_OP_SUM, 0, 100000, L_R100);
+    for (int k = 0; k < 2; ++k) {
+        const scase_t *c = &cases[k];
+        char ctx[600];
+        describe(c, ctx, sizeof ctx);
+        strncat(ctx, ", malloc'ed host d_temp", sizeof ctx - strlen(ctx) - 1);
+        rng_t r;
+        rng_init(&r, "host temp", (uint64_t)k);
+        prep_t p;
+        prep_make(&p, c, &r);
+        const size_t logical = c->mode == M_ROWS ? c->rows * c->row_len : p.count;
+        size_t need = 0;
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_segmented_temp_bytes(logical, c->dt, (libscan_segments_t)c->mode, &need));
+        if (need == 0) TFAIL("%s: no temp asked for, so the case proves nothing", ctx);
+        unsigned char *host_temp = xmalloc(need);
+        p.d_temp = host_temp, p.temp_bytes = need;
+        const int accepted = k == 0 || pageable;
+        int bad = 0;
+        if (accepted) {
+            unsigned char *base;
+            unsigned char *got = run_once(&p, c, &base, ctx);
+            bad = ref_mismatch(&p, c, got);
+            free(base);
+        } else {
+            const size_t bytes = p.count * p.es;
+            CUDA_CHECK(cudaMemset(p.d_out_base, 0xFF, bytes + 2 * GUARD + p.shift_out));
+            const libscan_status_t st = prep_call(&p, c);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            if (st != LIBSCAN_ERROR_INVALID_POINTER) {
+                snprintf(msg, sizeof msg, "returned %s, expected LIBSCAN_ERROR_INVALID_POINTER",
+                         libscan_status_string(st));
+                bad = 1;
+            }
+            unsigned char *h = xmalloc(bytes + 2 * GUARD);
+            CUDA_CHECK(cudaMemcpy(h, p.d_out_base + p.shift_out, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < bytes + 2 * GUARD && !bad; ++i)
+                if (h[i] != 0xFF) {
+                    snprintf(msg, sizeof msg, "output byte %zu written after a rejected call", i);
+                    bad = 1;
+                }
+            free(h);
+        }
+        p.d_temp = NULL; /* host memory: not for prep_free's cudaFree */
+        free(host_temp);
+        prep_free(&p, c);
+        if (bad) TFAIL("%s: %s", ctx, msg);
     }
 }
 
@@ -911,6 +981,7 @@ int main(void) {
         cmocka_unit_test(test_rows_determinism),
         cmocka_unit_test(test_in_place),
         cmocka_unit_test(test_caller_and_library_temp),
+        cmocka_unit_test(test_host_temp_only_where_used),
         cmocka_unit_test(test_trust_offsets),
         cmocka_unit_test(test_first_unflagged),
         cmocka_unit_test(test_invalid_offsets),
