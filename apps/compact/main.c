@@ -19,7 +19,7 @@
 
 #include "common/array_io.h"
 #include "common/cli.h"
-#include "compact.h"
+#include <libscan/compact.h>
 
 #define PROG "compact"
 #define ERRLEN 512
@@ -29,7 +29,7 @@ typedef enum { CRIT_NONE, CRIT_PRED, CRIT_FLAGS, CRIT_UNIQUE } criterion_t;
 typedef struct {
     const char *in, *out, *flags_path;
     criterion_t crit;
-    compact_pred_kind_t kind;
+    libscan_pred_kind_t kind;
     const char *value_text[2]; /* VALUE, or LO and HI */
     const char *crit_name;     /* the option that chose the criterion, for messages */
     bool partition, indices, count_only, quiet, timing;
@@ -107,13 +107,13 @@ static int set_criterion(options_t *o, criterion_t c, const char *name) {
 static int parse_args(int argc, char **argv, options_t *o) {
     static const struct {
         const char *name;
-        compact_pred_kind_t kind;
-    } compares[] = {{"--gt", COMPACT_GT}, {"--ge", COMPACT_GE}, {"--lt", COMPACT_LT},
-                    {"--le", COMPACT_LE}, {"--eq", COMPACT_EQ}, {"--ne", COMPACT_NE}};
+        libscan_pred_kind_t kind;
+    } compares[] = {{"--gt", LIBSCAN_PRED_GT}, {"--ge", LIBSCAN_PRED_GE}, {"--lt", LIBSCAN_PRED_LT},
+                    {"--le", LIBSCAN_PRED_LE}, {"--eq", LIBSCAN_PRED_EQ}, {"--ne", LIBSCAN_PRED_NE}};
     static const struct {
         const char *name;
-        compact_pred_kind_t kind;
-    } unary[] = {{"--nonzero", COMPACT_NONZERO}, {"--finite", COMPACT_FINITE}, {"--nan", COMPACT_ISNAN}};
+        libscan_pred_kind_t kind;
+    } unary[] = {{"--nonzero", LIBSCAN_PRED_NONZERO}, {"--finite", LIBSCAN_PRED_FINITE}, {"--nan", LIBSCAN_PRED_ISNAN}};
     const char *pos[3];
     int npos = 0;
     bool only_positional = false;
@@ -166,7 +166,7 @@ static int parse_args(int argc, char **argv, options_t *o) {
                 return APP_EXIT_USAGE;
             }
             if (set_criterion(o, CRIT_PRED, "--range")) return APP_EXIT_USAGE;
-            o->kind = COMPACT_RANGE;
+            o->kind = LIBSCAN_PRED_RANGE;
             o->value_text[0] = argv[++i];
             o->value_text[1] = argv[++i];
             continue;
@@ -270,7 +270,7 @@ static int to_libscan_dtype(arr_dtype_t t, libscan_dtype_t *out) {
 }
 
 /* Parses one predicate value in dtype's domain. */
-static int parse_value(const char *opt, const char *s, libscan_dtype_t t, compact_value_t *v) {
+static int parse_value(const char *opt, const char *s, libscan_dtype_t t, libscan_value_t *v) {
     char err[ERRLEN];
     int rc;
     if (t == LIBSCAN_F32 || t == LIBSCAN_F64) {
@@ -336,21 +336,21 @@ typedef struct {
     const unsigned char *flags;
     size_t n;
     libscan_dtype_t dtype;
-    compact_pred_t pred;
+    libscan_pred_t pred;
     criterion_t crit;
     bool partition;
-    compact_opts_t opts;
+    libscan_compact_opts_t opts;
 } job_t;
 
 static int run_cpu(const job_t *j, void *out, void *rej, size_t *k) {
     libscan_status_t st;
-    if (j->crit == CRIT_UNIQUE) st = compact_cpu_unique(j->in, out, k, j->n, j->dtype, &j->opts);
+    if (j->crit == CRIT_UNIQUE) st = libscan_cpu_unique(j->in, out, k, j->n, j->dtype, &j->opts);
     else if (j->crit == CRIT_FLAGS)
-        st = j->partition ? compact_cpu_partition_flagged(j->in, j->flags, out, rej, k, j->n, j->dtype, &j->opts)
-                          : compact_cpu_select_flagged(j->in, j->flags, out, k, j->n, j->dtype, &j->opts);
+        st = j->partition ? libscan_cpu_partition_flagged(j->in, j->flags, out, rej, k, j->n, j->dtype, &j->opts)
+                          : libscan_cpu_select_flagged(j->in, j->flags, out, k, j->n, j->dtype, &j->opts);
     else
-        st = j->partition ? compact_cpu_partition_if(j->in, out, rej, k, j->n, j->dtype, &j->pred, &j->opts)
-                          : compact_cpu_select_if(j->in, out, k, j->n, j->dtype, &j->pred, &j->opts);
+        st = j->partition ? libscan_cpu_partition_if(j->in, out, rej, k, j->n, j->dtype, &j->pred, &j->opts)
+                          : libscan_cpu_select_if(j->in, out, k, j->n, j->dtype, &j->pred, &j->opts);
     if (st != LIBSCAN_SUCCESS) {
         app_error(PROG, "CPU compaction failed: %s", libscan_status_string(st));
         return APP_EXIT_INTERNAL;
@@ -386,15 +386,15 @@ static int run_gpu(const job_t *j, void *out, void *rej, size_t *k, size_t out_s
     if (j->flags) GPU_TRY(cudaMemcpy(d_flags, j->flags, j->n, cudaMemcpyHostToDevice), "uploading the flags");
     app_timing_start(tm, "compute");
     libscan_status_t st;
-    if (j->crit == CRIT_UNIQUE) st = compact_unique(d_in, d_out, d_num, j->n, j->dtype, &j->opts, 0);
+    if (j->crit == CRIT_UNIQUE) st = libscan_unique(d_in, d_out, d_num, j->n, j->dtype, &j->opts, 0);
     else if (j->crit == CRIT_FLAGS)
         st = j->partition
-                 ? compact_partition_flagged(d_in, d_flags, d_out, d_rej, d_num, j->n, j->dtype, &j->opts, 0)
-                 : compact_select_flagged(d_in, d_flags, d_out, d_num, j->n, j->dtype, &j->opts, 0);
+                 ? libscan_partition_flagged(d_in, d_flags, d_out, d_rej, d_num, j->n, j->dtype, &j->opts, 0)
+                 : libscan_select_flagged(d_in, d_flags, d_out, d_num, j->n, j->dtype, &j->opts, 0);
     else
-        st = j->partition ? compact_partition_if(d_in, d_out, d_rej, d_num, j->n, j->dtype, &j->pred, &j->opts, 0)
-                          : compact_select_if(d_in, d_out, d_num, j->n, j->dtype, &j->pred, &j->opts, 0);
-    if (st == LIBSCAN_SUCCESS) st = compact_count_to_host(d_num, k, 0); /* waits for the kernel */
+        st = j->partition ? libscan_partition_if(d_in, d_out, d_rej, d_num, j->n, j->dtype, &j->pred, &j->opts, 0)
+                          : libscan_select_if(d_in, d_out, d_num, j->n, j->dtype, &j->pred, &j->opts, 0);
+    if (st == LIBSCAN_SUCCESS) st = libscan_count_to_host(d_num, k, 0); /* waits for the kernel */
     if (st != LIBSCAN_SUCCESS) {
         app_error(PROG, "GPU compaction failed: %s", libscan_status_string(st));
         rc = APP_EXIT_INTERNAL;
@@ -466,7 +466,7 @@ int main(int argc, char **argv) {
             rc = APP_EXIT_USAGE;
             goto out;
         }
-        if (compact_pred_check(&j.pred, j.dtype) != LIBSCAN_SUCCESS) {
+        if (libscan_pred_check(&j.pred, j.dtype) != LIBSCAN_SUCCESS) {
             app_error(PROG, "--range: LO %s is above HI %s", o.value_text[0], o.value_text[1]);
             rc = APP_EXIT_USAGE;
             goto out;

@@ -12,7 +12,7 @@
 
 #include "common/array_io.h"
 #include "common/cli.h"
-#include "radixsort.h"
+#include <libscan/sort.h>
 #include "radixsort_chunked.h"
 
 static const char *prog = "radixsort";
@@ -44,16 +44,16 @@ static void usage(FILE *f) {
 }
 
 /* The sort type for a file dtype; -1 when the dtype cannot be sorted. */
-static int key_for(arr_dtype_t t, radixsort_key_t *k) {
+static int key_for(arr_dtype_t t, libscan_dtype_t *k) {
     switch (t) {
-    case ARR_BOOL: case ARR_U8: *k = RADIXSORT_U8; return 0;
-    case ARR_U16: *k = RADIXSORT_U16; return 0;
-    case ARR_U32: *k = RADIXSORT_U32; return 0;
-    case ARR_U64: *k = RADIXSORT_U64; return 0;
-    case ARR_I8: case ARR_I16: case ARR_I32: *k = RADIXSORT_I32; return 0;
-    case ARR_I64: *k = RADIXSORT_I64; return 0;
-    case ARR_F32: *k = RADIXSORT_F32; return 0;
-    case ARR_F64: *k = RADIXSORT_F64; return 0;
+    case ARR_BOOL: case ARR_U8: *k = LIBSCAN_U8; return 0;
+    case ARR_U16: *k = LIBSCAN_U16; return 0;
+    case ARR_U32: *k = LIBSCAN_U32; return 0;
+    case ARR_U64: *k = LIBSCAN_U64; return 0;
+    case ARR_I8: case ARR_I16: case ARR_I32: *k = LIBSCAN_I32; return 0;
+    case ARR_I64: *k = LIBSCAN_I64; return 0;
+    case ARR_F32: *k = LIBSCAN_F32; return 0;
+    case ARR_F64: *k = LIBSCAN_F64; return 0;
     default: return -1;
     }
 }
@@ -77,14 +77,14 @@ static int check_sorted(const rs_job_t *job) {
         app_error(prog, "%s", err);
         return APP_EXIT_USAGE;
     }
-    const size_t block = (size_t)1 << 20, ks = radixsort_key_size(job->key);
+    const size_t block = (size_t)1 << 20, ks = libscan_dtype_size(job->key);
     unsigned char *buf = malloc((block + 1) * 8);
     if (!buf) {
         arr_reader_close(rd);
         app_error(prog, "out of host memory");
         return APP_EXIT_INTERNAL;
     }
-    radixsort_opts_t o = RADIXSORT_OPTS_INIT;
+    libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
     o.descending = job->descending;
     size_t at = 0, got = 0, bad = 0;
     int rc = APP_EXIT_OK, have_prev = 0;
@@ -99,7 +99,7 @@ static int check_sorted(const rs_job_t *job) {
         rs_widen(job->key_file_dtype, buf + 8, got);
         unsigned char *start = have_prev ? buf + 8 - ks : buf + 8;
         const size_t m = got + (have_prev ? 1 : 0);
-        (void)radixsort_cpu_is_sorted(start, m, job->key, &o, &bad);
+        (void)libscan_cpu_is_sorted(start, m, job->key, &o, &bad);
         if (bad != m) {
             const size_t pos = at + bad - (have_prev ? 1 : 0);
             if (!job->quiet) printf("%s: not sorted: key %zu is out of order with key %zu\n", job->in_path, pos, pos - 1);
@@ -157,8 +157,8 @@ static int sort_in_memory(const rs_job_t *job, app_timing_t *tm) {
     if (rc != APP_EXIT_OK) goto done;
     size_t kept = n;
     if (job->unique) {
-        radixsort_opts_t o = RADIXSORT_OPTS_INIT;
-        (void)radixsort_cpu_unique(keys.data, idx, n, job->key, 8, &o, &kept);
+        libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
+        (void)libscan_cpu_sort_unique(keys.data, idx, n, job->key, 8, &o, &kept);
     }
     rs_narrow(job->key_file_dtype, keys.data, kept);
     if (job->values_path) {
@@ -335,7 +335,7 @@ int main(int argc, char **argv) {
      * input, output and up to two alternate key buffers (argsort's temp), and
      * two u64 index buffers when values, argsort or unique need the
      * permutation; the look-back words add well under one byte per key. */
-    const size_t ks = radixsort_key_size(job.key);
+    const size_t ks = libscan_dtype_size(job.key);
     const bool need_idx = job.argsort || job.values_path || job.unique;
     const size_t per_key = 4 * ks + (need_idx ? 16 : 0) + 1;
     app_timing_t tm;

@@ -30,12 +30,12 @@ static int gpu_fail(const char *prog, const char *what, libscan_status_t st, cud
 }
 
 int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
-    radixsort_opts_t o = RADIXSORT_OPTS_INIT;
+    libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
     o.descending = job->descending;
-    const size_t ks = radixsort_key_size(job->key);
+    const size_t ks = libscan_dtype_size(job->key);
     if (!job->use_gpu) {
-        libscan_status_t st = idx ? radixsort_cpu_argsort(keys, idx, n, job->key, 8, &o)
-                                  : radixsort_cpu_sort(keys, NULL, n, job->key, 0, &o);
+        libscan_status_t st = idx ? libscan_cpu_argsort(keys, idx, n, job->key, 8, &o)
+                                  : libscan_cpu_sort(keys, NULL, n, job->key, 0, &o);
         if (st == LIBSCAN_ERROR_OUT_OF_MEMORY) {
             app_error(job->prog, "out of host memory sorting %zu keys", n);
             return APP_EXIT_INTERNAL;
@@ -54,8 +54,8 @@ int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
     libscan_status_t st = LIBSCAN_SUCCESS;
     if (e == cudaSuccess) e = cudaMemcpy(d_in, keys, n * ks, cudaMemcpyHostToDevice);
     if (e == cudaSuccess) {
-        st = idx ? radixsort_argsort(d_in, d_out, d_idx, n, job->key, 8, &o, 0)
-                 : radixsort_sort(d_in, d_out, NULL, NULL, n, job->key, 0, &o, 0);
+        st = idx ? libscan_argsort(d_in, d_out, d_idx, n, job->key, 8, &o, 0)
+                 : libscan_sort(d_in, d_out, NULL, NULL, n, job->key, 0, &o, 0);
         if (st == LIBSCAN_SUCCESS) e = cudaDeviceSynchronize();
     }
     if (st == LIBSCAN_SUCCESS && e == cudaSuccess) e = cudaMemcpy(keys, d_out, n * ks, cudaMemcpyDeviceToHost);
@@ -71,17 +71,17 @@ int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
 
 /* The order-preserving map of radixsort.h ("Order"), descending included,
  * for comparing keys from different runs. */
-static uint64_t mapped(radixsort_key_t key, bool desc, const unsigned char *p) {
+static uint64_t mapped(libscan_dtype_t key, bool desc, const unsigned char *p) {
     uint64_t x = 0, sign = 0, m = 0;
-    switch (radixsort_key_size(key)) {
+    switch (libscan_dtype_size(key)) {
     case 1: x = p[0]; sign = 0x80; break;
     case 2: { uint16_t v; memcpy(&v, p, 2); x = v; sign = 0x8000; break; }
     case 4: { uint32_t v; memcpy(&v, p, 4); x = v; sign = 0x80000000u; break; }
     default: memcpy(&x, p, 8); sign = 0x8000000000000000ull; break;
     }
     const uint64_t all = sign | (sign - 1);
-    if (key == RADIXSORT_I32 || key == RADIXSORT_I64) m = sign;
-    if (key == RADIXSORT_F32 || key == RADIXSORT_F64) m = (x & sign) ? all : sign;
+    if (key == LIBSCAN_I32 || key == LIBSCAN_I64) m = sign;
+    if (key == LIBSCAN_F32 || key == LIBSCAN_F64) m = (x & sign) ? all : sign;
     x ^= m;
     return desc ? x ^ all : x;
 }
@@ -149,7 +149,7 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     uint64_t *idx = NULL;
     app_progress_t prog;
     memset(&prog, 0, sizeof prog);
-    const size_t ks = radixsort_key_size(job->key);
+    const size_t ks = libscan_dtype_size(job->key);
     /* The chunk sort returns its permutation for --argsort (spilled with the
      * run) and for values (applied to the chunk's values before they spill). */
     const bool need_idx = job->argsort || job->values_path;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include "common/array_io.h"
 #include "common/cli.h"
-#include "radixsort.h"
+#include <libscan/sort.h>
 
 typedef struct rs_job {
     const char *prog;
@@ -18,7 +18,7 @@ typedef struct rs_job {
     const char *out_path, *values_out_path;
     arr_format_t in_format, out_format;
     arr_dtype_t raw_dtype;
-    radixsort_key_t key;        /* sort type of the keys in memory */
+    libscan_dtype_t key;        /* sort type of the keys in memory */
     arr_dtype_t key_file_dtype; /* the file's dtype (i8/i16 are widened to i32) */
     bool descending, unique, argsort, use_gpu, quiet;
     size_t chunk;               /* keys per chunk */

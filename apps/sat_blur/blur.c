@@ -1,7 +1,7 @@
 /* blur.c -- radius maps, fixed-point conversions and the CPU run of the
  * depth-of-field blur (see blur.h). */
 #include "blur.h"
-#include "sat.h"
+#include <libscan/sat.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -86,31 +86,31 @@ int blur_run_cpu(const blur_job_t *job, blur_times_t *times, char *err, size_t e
         wtable = malloc(n * sizeof(uint32_t));
         if (!weighted || !wmap || !wtable) goto oom;
     }
-    const sat_image_t img = {src, SAT_U16, (int)C, W, H, W * C * 2};
-    const sat_image_t wimg = {weighted, SAT_U16, (int)C, W, H, W * C * 2};
-    const sat_image_t tab = {table, SAT_U32, (int)C, W, H, W * C * 4};
-    const sat_image_t wm = {wmap, SAT_U8, 1, W, H, W};
-    const sat_image_t wtab = {wtable, SAT_U32, 1, W, H, W * 4};
+    const libscan_sat_image_t img = {src, LIBSCAN_U16, (int)C, W, H, W * C * 2};
+    const libscan_sat_image_t wimg = {weighted, LIBSCAN_U16, (int)C, W, H, W * C * 2};
+    const libscan_sat_image_t tab = {table, LIBSCAN_U32, (int)C, W, H, W * C * 4};
+    const libscan_sat_image_t wm = {wmap, LIBSCAN_U8, 1, W, H, W};
+    const libscan_sat_image_t wtab = {wtable, LIBSCAN_U32, 1, W, H, W * 4};
     for (int pass = 0; pass < job->passes; ++pass) {
         double t0 = now_s();
-        sat_status_t st;
+        libscan_status_t st;
         if (job->weighted) {
             blur_apply_weights(src, job->radius_q8, n, (int)C, weighted, wmap);
-            st = sat_cpu_build(&wimg, &tab);
-            if (st == SAT_SUCCESS && pass == 0) st = sat_cpu_build(&wm, &wtab);
+            st = libscan_cpu_sat_build(&wimg, &tab);
+            if (st == LIBSCAN_SUCCESS && pass == 0) st = libscan_cpu_sat_build(&wm, &wtab);
         } else {
-            st = sat_cpu_build(&img, &tab);
+            st = libscan_cpu_sat_build(&img, &tab);
         }
         double t1 = now_s();
-        if (st == SAT_SUCCESS)
-            st = sat_cpu_box_filter(&tab, job->weighted ? &wtab : NULL, job->radius_q8, W * 2, job->uniform_q8, &img);
+        if (st == LIBSCAN_SUCCESS)
+            st = libscan_cpu_sat_box_filter(&tab, job->weighted ? &wtab : NULL, job->radius_q8, W * 2, job->uniform_q8, &img);
         double t2 = now_s();
         if (times) {
             times->sat += t1 - t0;
             times->blur += t2 - t1;
         }
-        if (st != SAT_SUCCESS) {
-            snprintf(err, errlen, "CPU blur: %s", sat_status_string(st));
+        if (st != LIBSCAN_SUCCESS) {
+            snprintf(err, errlen, "CPU blur: %s", libscan_status_string(st));
             rc = -1;
             break;
         }

@@ -1,8 +1,8 @@
 // blur_gpu.cu -- the GPU run of the depth-of-field blur (blur.h): upload,
 // per pass the weighted copy, the table(s) and the filter, download.
 #include "blur.h"
-#include "sat.h"
-#include "sat_kernels.cuh"
+#include <libscan/sat.h>
+#include "libscan/cuda/sat_kernels.cuh"
 
 #include <cuda_runtime.h>
 #include <cstdio>
@@ -37,13 +37,13 @@ struct RadiusToWeight {
 template <int C>
 cudaError_t weighted_image_table(const uint16_t *img, const uint16_t *radius, size_t W, size_t H, unsigned char *temp,
                                  unsigned char *tab, cudaStream_t stream) {
-    return sat_detail::build_sat<uint16_t, uint32_t, C>(reinterpret_cast<const unsigned char *>(img), W * C * 2, W, H,
+    return libscan::sat::build_sat<uint16_t, uint32_t, C>(reinterpret_cast<const unsigned char *>(img), W * C * 2, W, H,
                                                         temp, tab, W * C * 4, stream, WeightPixels{radius, W});
 }
 // The table of the weights (built once: the radii never change).
 cudaError_t weight_table(const uint16_t *radius, size_t W, size_t H, unsigned char *temp, unsigned char *wtab,
                          cudaStream_t stream) {
-    return sat_detail::build_sat<uint16_t, uint32_t, 1>(reinterpret_cast<const unsigned char *>(radius), W * 2, W, H,
+    return libscan::sat::build_sat<uint16_t, uint32_t, 1>(reinterpret_cast<const unsigned char *>(radius), W * 2, W, H,
                                                         temp, wtab, W * 4, stream, RadiusToWeight{});
 }
 
@@ -85,11 +85,11 @@ extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *er
         if (e == cudaSuccess && slot) *slot += ms * 1e-3;
         if (e == cudaSuccess) e = cudaEventRecord(g.ev[0], g.stream);
     };
-    sat_status_t st = SAT_SUCCESS;
+    libscan_status_t st = LIBSCAN_SUCCESS;
     const char *what = "";
     size_t temp_bytes = 0, wtemp_bytes = 0;
-    sat_temp_bytes(W, H, (int)C, SAT_U32, &temp_bytes);
-    sat_temp_bytes(W, H, 1, SAT_U32, &wtemp_bytes);
+    libscan_sat_temp_bytes(W, H, (int)C, LIBSCAN_U32, &temp_bytes);
+    libscan_sat_temp_bytes(W, H, 1, LIBSCAN_U32, &wtemp_bytes);
     const size_t img_bytes = n * C * 2, tab_bytes = n * C * 4;
     // buf: 0 image, 1 table, 2 temp, 3 weight table, 4 radii, 5 weight table's temp
     const size_t sizes[6] = {img_bytes,       tab_bytes, temp_bytes, job->weighted ? n * 4 : 0, job->radius_q8 ? n * 2 : 0,
@@ -110,9 +110,9 @@ extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *er
         uint16_t *d_radius = static_cast<uint16_t *>(g.buf[4]);
         unsigned char *d_tab = static_cast<unsigned char *>(g.buf[1]), *d_temp = static_cast<unsigned char *>(g.buf[2]);
         unsigned char *d_wtab = static_cast<unsigned char *>(g.buf[3]), *d_wtemp = static_cast<unsigned char *>(g.buf[5]);
-        const sat_image_t img = {d_img, SAT_U16, (int)C, W, H, W * C * 2};
-        const sat_image_t tab = {d_tab, SAT_U32, (int)C, W, H, W * C * 4};
-        const sat_image_t wtab = {d_wtab, SAT_U32, 1, W, H, W * 4};
+        const libscan_sat_image_t img = {d_img, LIBSCAN_U16, (int)C, W, H, W * C * 2};
+        const libscan_sat_image_t tab = {d_tab, LIBSCAN_U32, (int)C, W, H, W * C * 4};
+        const libscan_sat_image_t wtab = {d_wtab, LIBSCAN_U32, 1, W, H, W * 4};
 
         e = cudaEventRecord(g.ev[0], g.stream);
         if (e == cudaSuccess) e = cudaMemcpyAsync(d_img, job->pixels, img_bytes, cudaMemcpyHostToDevice, g.stream);
@@ -122,7 +122,7 @@ extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *er
         what = "uploading the image";
         if (e != cudaSuccess) goto cuda_fail;
 
-        for (int pass = 0; pass < job->passes && st == SAT_SUCCESS; ++pass) {
+        for (int pass = 0; pass < job->passes && st == LIBSCAN_SUCCESS; ++pass) {
             what = "building the table";
             if (job->weighted) {
                 if (pass == 0) { // fork: the weight table on the side stream
@@ -142,20 +142,23 @@ extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *er
                 if (e == cudaSuccess && pass == 0) e = cudaStreamWaitEvent(g.stream, g.join, 0); // join
                 if (e != cudaSuccess) goto cuda_fail;
             } else {
-                st = sat_build(&img, &tab, d_temp, temp_bytes, g.stream);
+                {
+                    const libscan_sat_opts_t o = {d_temp, temp_bytes};
+                    st = libscan_sat_build(&img, &tab, &o, g.stream);
+                }
             }
             lap(times ? &times->sat : nullptr);
             if (e != cudaSuccess) goto cuda_fail;
-            if (st != SAT_SUCCESS) break;
+            if (st != LIBSCAN_SUCCESS) break;
             what = "filtering";
-            st = sat_box_filter(&tab, job->weighted ? &wtab : nullptr, d_radius, W * 2, job->uniform_q8, &img,
+            st = libscan_sat_box_filter(&tab, job->weighted ? &wtab : nullptr, d_radius, W * 2, job->uniform_q8, &img,
                                 g.stream);
             lap(times ? &times->blur : nullptr);
             if (e != cudaSuccess) goto cuda_fail;
         }
-        if (st != SAT_SUCCESS) {
-            snprintf(err, errlen, "GPU blur: %s while %s", sat_status_string(st), what);
-            return st == SAT_ERROR_CUDA || st == SAT_ERROR_OUT_OF_MEMORY ? -2 : -1;
+        if (st != LIBSCAN_SUCCESS) {
+            snprintf(err, errlen, "GPU blur: %s while %s", libscan_status_string(st), what);
+            return st == LIBSCAN_ERROR_CUDA || st == LIBSCAN_ERROR_OUT_OF_MEMORY ? -2 : -1;
         }
         what = "downloading the result";
         e = cudaMemcpyAsync(job->pixels, d_img, img_bytes, cudaMemcpyDeviceToHost, g.stream);

@@ -29,7 +29,7 @@
 #define BENCH_PROGRAM "bench_compact"
 #include "../bench_check.cuh"
 #include "bench_config.h"
-#include "compact.h"
+#include <libscan/compact.h>
 
 namespace {
 
@@ -116,8 +116,8 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&num_cub, sizeof(int64_t)));
     CK(cudaMalloc(&bad, sizeof(unsigned long long)));
 
-    compact_opts_t opts = COMPACT_OPTS_INIT;
-    LS(compact_temp_bytes(n, LIBSCAN_U32, &opts.temp_bytes));
+    libscan_compact_opts_t opts = LIBSCAN_COMPACT_OPTS_INIT;
+    LS(libscan_compact_temp_bytes(n, LIBSCAN_U32, &opts.temp_bytes));
     CK(cudaMalloc(&opts.d_temp, opts.temp_bytes));
     // CUB's temp: the largest of the four (num_items as int64 so 2^31 works).
     const int64_t nn = static_cast<int64_t>(n);
@@ -150,8 +150,8 @@ int main(int argc, char **argv) {
     uint64_t seed = static_cast<uint64_t>(now) * 0x9e3779b97f4a7c15ull;
     for (double rate : rates) {
         const uint32_t thr = static_cast<uint32_t>(rate * 4294967296.0);
-        compact_pred_t pred{};
-        pred.kind = COMPACT_LT;
+        libscan_pred_t pred{};
+        pred.kind = LIBSCAN_PRED_LT;
         pred.value.u = thr;
         for (int op = 0; op < 4; ++op) {
             if (op == 3) {
@@ -165,10 +165,10 @@ int main(int argc, char **argv) {
             }
             auto run_ls = [&] {
                 switch (op) {
-                case 0: LS(compact_select_if(in, out_ls, num_ls, n, LIBSCAN_U32, &pred, &opts, s)); break;
-                case 1: LS(compact_select_flagged(in, flags, out_ls, num_ls, n, LIBSCAN_U32, &opts, s)); break;
-                case 2: LS(compact_partition_if(in, out_ls, rej_ls, num_ls, n, LIBSCAN_U32, &pred, &opts, s)); break;
-                default: LS(compact_unique(in, out_ls, num_ls, n, LIBSCAN_U32, &opts, s)); break;
+                case 0: LS(libscan_select_if(in, out_ls, num_ls, n, LIBSCAN_U32, &pred, &opts, s)); break;
+                case 1: LS(libscan_select_flagged(in, flags, out_ls, num_ls, n, LIBSCAN_U32, &opts, s)); break;
+                case 2: LS(libscan_partition_if(in, out_ls, rej_ls, num_ls, n, LIBSCAN_U32, &pred, &opts, s)); break;
+                default: LS(libscan_unique(in, out_ls, num_ls, n, LIBSCAN_U32, &opts, s)); break;
                 }
             };
             auto run_cub = [&] {
@@ -187,7 +187,7 @@ int main(int argc, char **argv) {
             run_cub();
             size_t k_ls = 0;
             int64_t k_cub = 0;
-            LS(compact_count_to_host(num_ls, &k_ls, s));
+            LS(libscan_count_to_host(num_ls, &k_ls, s));
             CK(cudaMemcpy(&k_cub, num_cub, sizeof k_cub, cudaMemcpyDeviceToHost));
             unsigned long long mismatches = 0;
             CK(cudaMemset(bad, 0, sizeof *bad));

@@ -21,7 +21,7 @@
 #include "../bench_timing.cuh"
 #define BENCH_PROGRAM "compact_sweep"
 #include "../bench_check.cuh"
-#include "compact.cuh"
+#include "libscan/cuda/compact.cuh"
 
 namespace {
 
@@ -87,7 +87,7 @@ double median_us(const Buffers &b, const std::function<void()> &f) {
 
 template <int BLOCK, int IPT, int MINB>
 bool variant(const Buffers &b, Op op, uint32_t thr, double cub_us, const char *what) {
-    using DC = compact::DeviceCompact<uint32_t, BLOCK, IPT, MINB>;
+    using DC = libscan::compact::DeviceCompact<uint32_t, BLOCK, IPT, MINB>;
     if (DC::temp_bytes(b.n) > b.temp_bytes) {
         std::fprintf(stderr, "compact_sweep: temp too small\n");
         std::exit(2);
@@ -137,7 +137,7 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&b.ref_num, sizeof(int64_t)));
     CK(cudaMalloc(&b.bad, sizeof(unsigned long long)));
     // Scratch for every variant (the smallest tile needs the most tile states) and CUB.
-    b.temp_bytes = compact::DeviceCompact<uint32_t, 256, 8, 1>::temp_bytes(b.n);
+    b.temp_bytes = libscan::compact::DeviceCompact<uint32_t, 256, 8, 1>::temp_bytes(b.n);
     const int64_t nn = static_cast<int64_t>(b.n);
     size_t cub_bytes = 0, t = 0;
     CK(cub::DeviceSelect::If(nullptr, t, b.in, b.ref, b.ref_num, nn, Below{0}, b.s));

@@ -13,7 +13,7 @@
 #define BENCH_PROGRAM "bench_radixsort"
 #include "../bench_check.cuh"
 #include "bench_config.h"
-#include "radixsort.h"
+#include <libscan/sort.h>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/version.cuh>
@@ -85,9 +85,9 @@ template <class F> double time_ms(F f, int warmup, int reps, cudaStream_t s) {
 }
 
 template <typename T> struct KeyOf;
-template <> struct KeyOf<uint32_t> { static constexpr radixsort_key_t k = RADIXSORT_U32; };
-template <> struct KeyOf<uint64_t> { static constexpr radixsort_key_t k = RADIXSORT_U64; };
-template <> struct KeyOf<float> { static constexpr radixsort_key_t k = RADIXSORT_F32; };
+template <> struct KeyOf<uint32_t> { static constexpr libscan_dtype_t k = LIBSCAN_U32; };
+template <> struct KeyOf<uint64_t> { static constexpr libscan_dtype_t k = LIBSCAN_U64; };
+template <> struct KeyOf<float> { static constexpr libscan_dtype_t k = LIBSCAN_F32; };
 
 // One measurement: keys of T (with u32 values when PAIRS), ascending or not.
 template <typename T, bool PAIRS>
@@ -130,13 +130,13 @@ Row measure(const char *name, size_t n, int dist, bool desc, int warmup, int rep
         desc = d0;
         CK(cudaMemcpyAsync(k_in, k_cub, n * sizeof(T), cudaMemcpyDeviceToDevice, s));
     }
-    LS(radixsort_temp_bytes(RADIXSORT_MODE_OUT_OF_PLACE, n, KeyOf<T>::k, PAIRS ? 4 : 0, &lib_bytes));
+    LS(libscan_sort_temp_bytes(n, KeyOf<T>::k, PAIRS ? 4 : 0, LIBSCAN_SORT_OUT_OF_PLACE, &lib_bytes));
     CK(cudaMalloc(&lib_temp, lib_bytes));
-    radixsort_opts_t o = RADIXSORT_OPTS_INIT;
+    libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
     o.descending = desc;
     o.d_temp = lib_temp;
     o.temp_bytes = lib_bytes;
-    auto lib_call = [&]() { LS(radixsort_sort(k_in, k_lib, v_in, v_lib, n, KeyOf<T>::k, PAIRS ? 4 : 0, &o, s)); };
+    auto lib_call = [&]() { LS(libscan_sort(k_in, k_lib, v_in, v_lib, n, KeyOf<T>::k, PAIRS ? 4 : 0, &o, s)); };
     void *copy_dst = nullptr;
     const size_t bytes = n * (sizeof(T) + (PAIRS ? 4 : 0));
     CK(cudaMalloc(&copy_dst, bytes));

@@ -17,11 +17,11 @@
 #include "../bench_timing.cuh"
 #define BENCH_PROGRAM "histogram_sweep"
 #include "../bench_check.cuh"
-#include "onesweep.cuh"
+#include "libscan/cuda/onesweep.cuh"
 
 namespace {
 
-using radixsort::kRadix;
+using libscan::sort::kRadix;
 
 template <int B, int I, int P, bool MINOR, bool VOTE> struct Pol {
     static constexpr int kBlockThreads = B, kItemsPerThread = I, kParts = P; // blocks per SM: given at launch
@@ -63,10 +63,10 @@ double time_us(const Ctx &c, const std::function<void()> &f) {
 }
 
 template <class P> bool variant(const Ctx &c, const char *name, int bps) {
-    radixsort::HistogramParams<uint32_t> hp{};
+    libscan::sort::HistogramParams<uint32_t> hp{};
     hp.keys = c.keys;
     hp.n = c.n;
-    hp.codec = radixsort::Codec<uint32_t>{0u, 0u};
+    hp.codec = libscan::sort::Codec<uint32_t>{0u, 0u};
     hp.first_shift = 0;
     hp.end_bit = 32;
     hp.passes = 4;
@@ -74,7 +74,7 @@ template <class P> bool variant(const Ctx &c, const char *name, int bps) {
     const unsigned blocks = unsigned(c.sms * bps);
     auto call = [&] {
         CK(cudaMemsetAsync(c.hist, 0, 4 * kRadix * 8, c.s));
-        radixsort::histogram_kernel<uint32_t, P><<<blocks, P::kBlockThreads, 0, c.s>>>(hp);
+        libscan::sort::histogram_kernel<uint32_t, P><<<blocks, P::kBlockThreads, 0, c.s>>>(hp);
         CK(cudaGetLastError());
     };
     call();
@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
         std::printf("%s: read floor %.1f us\n", dists[d], time_us(c, [&] {
                         read_all<<<c.sms * 8, 512, 0, c.s>>>(reinterpret_cast<const uint4 *>(c.keys), c.n / 4, sink);
                     }));
-        ok &= variant<radixsort::HistogramTuning>(c, "tuning table", radixsort::HistogramTuning::kBlocksPerSm);
+        ok &= variant<libscan::sort::HistogramTuning>(c, "tuning table", libscan::sort::HistogramTuning::kBlocksPerSm);
         ok &= variant<Pol<256, 16, 4, false, true>>(c, "256x16 parts4 major vote", 4);
         ok &= variant<Pol<256, 16, 4, false, false>>(c, "256x16 parts4 major", 4);
         ok &= variant<Pol<256, 16, 4, false, false>>(c, "256x16 parts4 major", 8);

@@ -1,9 +1,9 @@
-// bench_sat.cu -- summed-area tables of RGBA8 images: libscan's sat_build
+// bench_sat.cu -- summed-area tables of RGBA8 images: libscan's libscan_sat_build
 // (all four channels in one pass over interleaved pixels) against NPP's
 // nppiIntegral_8u32s_C1R called once per channel, as a user of NPP must
 // (it takes one channel: the image is de-interleaved into four planes
 // first, and that kernel is timed on its own), and against a device memcpy
-// of the table's bytes (W * H * 16). Also the blur: SAT + sat_box_filter with
+// of the table's bytes (W * H * 16). Also the blur: SAT + libscan_sat_box_filter with
 // a uniform radius and with a per-pixel radius map, and (when sat_blur_dof is
 // built) the GPU part of what `sat_blur --depth` really runs: blur_run_gpu on
 // a 4-channel 12-bit job with a depth radius map and bleeding weights (weights
@@ -19,7 +19,7 @@
 //   bench_sat [--reps N] [--sizes WxH,WxH,...]
 #include "../bench_timing.cuh"
 #include "bench_config.h"
-#include "sat.h"
+#include <libscan/sat.h>
 
 #include <cuda_runtime.h>
 #ifdef BENCH_SAT_HAVE_DOF
@@ -47,9 +47,9 @@ void check(cudaError_t e, const char *what) {
         std::exit(2);
     }
 }
-void check_sat(sat_status_t s, const char *what) {
-    if (s != SAT_SUCCESS) {
-        std::fprintf(stderr, "bench_sat: %s: %s\n", what, sat_status_string(s));
+void check_sat(libscan_status_t s, const char *what) {
+    if (s != LIBSCAN_SUCCESS) {
+        std::fprintf(stderr, "bench_sat: %s: %s\n", what, libscan_status_string(s));
         std::exit(2);
     }
 }
@@ -111,7 +111,7 @@ struct DofResult {
 size_t dof_gpu_bytes(size_t W, size_t H) {
     const size_t n = W * H, C = kDofChannels;
     size_t temp = 0;
-    check_sat(sat_temp_bytes(W, H, (int)C, SAT_U32, &temp), "temp bytes (DoF)");
+    check_sat(libscan_sat_temp_bytes(W, H, (int)C, LIBSCAN_U32, &temp), "temp bytes (DoF)");
     return n * C * 2 * 2 + n * C * 4 + temp + n + n * 4 + n * 2;
 }
 
@@ -278,7 +278,7 @@ int main(int argc, char **argv) {
         uint16_t *radius = nullptr;
         void *temp = nullptr;
         size_t temp_bytes = 0;
-        check_sat(sat_temp_bytes(W, H, 4, SAT_U32, &temp_bytes), "temp bytes");
+        check_sat(libscan_sat_temp_bytes(W, H, 4, LIBSCAN_U32, &temp_bytes), "temp bytes");
         check(cudaMalloc(&in, n * 4), "malloc in");
         check(cudaMalloc(&table, n * 16), "malloc table");
         check(cudaMalloc(&copy, n * 16), "malloc copy");
@@ -288,17 +288,17 @@ int main(int argc, char **argv) {
         fill_kernel<<<1024, 256, 0, st>>>(in, n * 4, (uint32_t)W * 7919u + (uint32_t)H);
         radius_kernel<<<1024, 256, 0, st>>>(radius, W, H);
         check(cudaGetLastError(), "fill");
-        const sat_image_t img = {in, SAT_U8, 4, W, H, W * 4};
-        const sat_image_t tab = {table, SAT_U32, 4, W, H, W * 16};
-        const sat_image_t outi = {out8, SAT_U8, 4, W, H, W * 4};
-        auto sat = [&] { check_sat(sat_build(&img, &tab, temp, temp_bytes, st), "sat_build"); };
+        const libscan_sat_image_t img = {in, LIBSCAN_U8, 4, W, H, W * 4};
+        const libscan_sat_image_t tab = {table, LIBSCAN_U32, 4, W, H, W * 16};
+        const libscan_sat_image_t outi = {out8, LIBSCAN_U8, 4, W, H, W * 4};
+        auto sat = [&] { check_sat(libscan_sat_build(&img, &tab, temp, temp_bytes, st), "libscan_sat_build"); };
         auto blur_u = [&] {
             sat();
-            check_sat(sat_box_filter(&tab, nullptr, nullptr, 0, 8 * 256, &outi, st), "filter");
+            check_sat(libscan_sat_box_filter(&tab, nullptr, nullptr, 0, 8 * 256, &outi, st), "filter");
         };
         auto blur_m = [&] {
             sat();
-            check_sat(sat_box_filter(&tab, nullptr, radius, W * 2, 0, &outi, st), "filter");
+            check_sat(libscan_sat_box_filter(&tab, nullptr, radius, W * 2, 0, &outi, st), "filter");
         };
         auto mcp = [&] { check(cudaMemcpyAsync(copy, table, n * 16, cudaMemcpyDeviceToDevice, st), "memcpy"); };
         std::string verdict = "ok";
@@ -366,8 +366,8 @@ int main(int argc, char **argv) {
             std::vector<uint8_t> h(n * 4);
             std::vector<uint32_t> ref(n * 4);
             check(cudaMemcpy(h.data(), in, n * 4, cudaMemcpyDeviceToHost), "download in");
-            const sat_image_t hi = {h.data(), SAT_U8, 4, W, H, W * 4}, ht = {ref.data(), SAT_U32, 4, W, H, W * 16};
-            check_sat(sat_cpu_build(&hi, &ht), "cpu build");
+            const libscan_sat_image_t hi = {h.data(), LIBSCAN_U8, 4, W, H, W * 4}, ht = {ref.data(), LIBSCAN_U32, 4, W, H, W * 16};
+            check_sat(libscan_cpu_sat_build(&hi, &ht), "cpu build");
             if (ref != got) {
                 verdict = "WRONG vs CPU";
                 ++wrong;

@@ -2,7 +2,7 @@
 // test_compact_lib.c: tile sizes (to place sizes at tile +-1) and a select
 // with a user functor through compact.cuh.
 #include <cstdint>
-#include "compact.cuh"
+#include "libscan/cuda/compact.cuh"
 #include "compact_shim.h"
 
 namespace {
@@ -15,19 +15,19 @@ struct MultipleOf {
 
 extern "C" size_t compact_test_tile_items(libscan_dtype_t dtype) {
     switch (dtype) {
-    case LIBSCAN_U32: return compact::DeviceCompact<uint32_t>::kTileItems;
-    case LIBSCAN_I32: return compact::DeviceCompact<int32_t>::kTileItems;
-    case LIBSCAN_U64: return compact::DeviceCompact<uint64_t>::kTileItems;
-    case LIBSCAN_I64: return compact::DeviceCompact<int64_t>::kTileItems;
-    case LIBSCAN_F32: return compact::DeviceCompact<float>::kTileItems;
-    case LIBSCAN_F64: return compact::DeviceCompact<double>::kTileItems;
+    case LIBSCAN_U32: return libscan::compact::DeviceCompact<uint32_t>::kTileItems;
+    case LIBSCAN_I32: return libscan::compact::DeviceCompact<int32_t>::kTileItems;
+    case LIBSCAN_U64: return libscan::compact::DeviceCompact<uint64_t>::kTileItems;
+    case LIBSCAN_I64: return libscan::compact::DeviceCompact<int64_t>::kTileItems;
+    case LIBSCAN_F32: return libscan::compact::DeviceCompact<float>::kTileItems;
+    case LIBSCAN_F64: return libscan::compact::DeviceCompact<double>::kTileItems;
     }
     return 0;
 }
 
 extern "C" int compact_test_functor_select(const uint32_t *d_in, uint32_t *d_out, uint32_t *d_rejected,
                                            size_t *d_num, size_t n, uint32_t m) {
-    using DC = compact::DeviceCompact<uint32_t>;
+    using DC = libscan::compact::DeviceCompact<uint32_t>;
     const size_t bytes = DC::temp_bytes(n);
     void *temp = nullptr;
     if (bytes && cudaMalloc(&temp, bytes) != cudaSuccess) return 1;

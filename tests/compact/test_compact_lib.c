@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compact.h"
+#include <libscan/compact.h>
 #include "compact_shim.h"
 
 #define FAKE(addr) ((void *)(uintptr_t)(addr))
@@ -67,7 +67,7 @@ static int cmp_i(int64_t a, int64_t b) { return (a > b) - (a < b); }
 static int cmp_f(double a, double b) { return (a > b) - (a < b); }
 
 /* The reference predicate: the specification of compact.h, top. */
-static bool ref_pred(const compact_pred_t *p, libscan_dtype_t t, const void *b, size_t i) {
+static bool ref_pred(const libscan_pred_t *p, libscan_dtype_t t, const void *b, size_t i) {
     int c = 0, c_hi = 0;
     bool zero, nan_x = false, finite = true;
     if (dt_float(t)) {
@@ -91,20 +91,20 @@ static bool ref_pred(const compact_pred_t *p, libscan_dtype_t t, const void *b, 
         c_hi = cmp_u(x, p->hi.u);
     }
     switch (p->kind) {
-    case COMPACT_NONZERO: return !zero;
-    case COMPACT_FINITE: return finite;
-    case COMPACT_ISNAN: return nan_x;
-    case COMPACT_NE: return nan_x || c != 0;
+    case LIBSCAN_PRED_NONZERO: return !zero;
+    case LIBSCAN_PRED_FINITE: return finite;
+    case LIBSCAN_PRED_ISNAN: return nan_x;
+    case LIBSCAN_PRED_NE: return nan_x || c != 0;
     default: break;
     }
     if (nan_x) return false;
     switch (p->kind) {
-    case COMPACT_GT: return c > 0;
-    case COMPACT_GE: return c >= 0;
-    case COMPACT_LT: return c < 0;
-    case COMPACT_LE: return c <= 0;
-    case COMPACT_EQ: return c == 0;
-    case COMPACT_RANGE: return c >= 0 && c_hi <= 0;
+    case LIBSCAN_PRED_GT: return c > 0;
+    case LIBSCAN_PRED_GE: return c >= 0;
+    case LIBSCAN_PRED_LT: return c < 0;
+    case LIBSCAN_PRED_LE: return c <= 0;
+    case LIBSCAN_PRED_EQ: return c == 0;
+    case LIBSCAN_PRED_RANGE: return c >= 0 && c_hi <= 0;
     default: return false;
     }
 }
@@ -127,7 +127,7 @@ typedef struct {
     int indices;
     void *in;
     unsigned char *flags;
-    compact_pred_t pred;
+    libscan_pred_t pred;
     /* expected */
     void *want_out, *want_rej;
     size_t want_k;
@@ -162,19 +162,19 @@ static void random_element(rng_t *r, libscan_dtype_t t, void *b, size_t i) {
 
 /* A "less than" predicate keeping about `rate` of uniform data (all of it
  * for rate 1 except float NaNs and +inf). */
-static compact_pred_t rate_pred(libscan_dtype_t t, double rate) {
-    compact_pred_t p;
+static libscan_pred_t rate_pred(libscan_dtype_t t, double rate) {
+    libscan_pred_t p;
     memset(&p, 0, sizeof p);
-    p.kind = COMPACT_LT;
+    p.kind = LIBSCAN_PRED_LT;
     switch (t) {
     case LIBSCAN_U32: p.value.u = (uint64_t)(rate * 4294967296.0); break; /* 2^32 for rate 1: above every u32 */
     case LIBSCAN_I32: p.value.i = INT32_MIN + (int64_t)(rate * 4294967296.0); break;
     case LIBSCAN_U64:
-        if (rate >= 1.0) p.kind = COMPACT_LE, p.value.u = UINT64_MAX;
+        if (rate >= 1.0) p.kind = LIBSCAN_PRED_LE, p.value.u = UINT64_MAX;
         else p.value.u = (uint64_t)(rate * 18446744073709551616.0);
         break;
     case LIBSCAN_I64:
-        if (rate >= 1.0) p.kind = COMPACT_LE, p.value.i = INT64_MAX;
+        if (rate >= 1.0) p.kind = LIBSCAN_PRED_LE, p.value.i = INT64_MAX;
         else p.value.i = (int64_t)((rate - 0.5) * 18446744073709551616.0);
         break;
     default: p.value.f = rate >= 1.0 ? 2.0 : -1.0 + 2.0 * rate; break;
@@ -281,21 +281,21 @@ static void run_cpu(const tcase_t *c) {
     assert_non_null(rej);
     memset(out, POISON, c->n * os + 8);
     memset(rej, POISON, c->n * os + 8);
-    compact_opts_t o = COMPACT_OPTS_INIT;
+    libscan_compact_opts_t o = LIBSCAN_COMPACT_OPTS_INIT;
     o.indices = c->indices;
     size_t k = (size_t)-1;
     switch (c->mode) {
-    case M_SELECT_IF: LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_select_if(c->in, out, &k, c->n, c->dtype, &c->pred, &o)); break;
+    case M_SELECT_IF: LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_select_if(c->in, out, &k, c->n, c->dtype, &c->pred, &o)); break;
     case M_SELECT_FLAGGED:
-        LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_select_flagged(c->in, c->flags, out, &k, c->n, c->dtype, &o));
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_select_flagged(c->in, c->flags, out, &k, c->n, c->dtype, &o));
         break;
     case M_PARTITION_IF:
-        LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_partition_if(c->in, out, rej, &k, c->n, c->dtype, &c->pred, &o));
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_partition_if(c->in, out, rej, &k, c->n, c->dtype, &c->pred, &o));
         break;
     case M_PARTITION_FLAGGED:
-        LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_partition_flagged(c->in, c->flags, out, rej, &k, c->n, c->dtype, &o));
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_partition_flagged(c->in, c->flags, out, rej, &k, c->n, c->dtype, &o));
         break;
-    default: LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_unique(c->in, out, &k, c->n, c->dtype, &o)); break;
+    default: LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_unique(c->in, out, &k, c->n, c->dtype, &o)); break;
     }
     check_outputs(c, out, rej, k, "cpu");
     free(out);
@@ -342,15 +342,15 @@ static void dev_free(dbufs_t *d) {
     cudaFree(d->num);
 }
 
-static libscan_status_t gpu_call(const tcase_t *c, const dbufs_t *d, void *out, const compact_opts_t *o,
+static libscan_status_t gpu_call(const tcase_t *c, const dbufs_t *d, void *out, const libscan_compact_opts_t *o,
                                  cudaStream_t s) {
     switch (c->mode) {
-    case M_SELECT_IF: return compact_select_if(d->in, out, d->num, c->n, c->dtype, &c->pred, o, s);
-    case M_SELECT_FLAGGED: return compact_select_flagged(d->in, d->flags, out, d->num, c->n, c->dtype, o, s);
-    case M_PARTITION_IF: return compact_partition_if(d->in, out, d->rej, d->num, c->n, c->dtype, &c->pred, o, s);
+    case M_SELECT_IF: return libscan_select_if(d->in, out, d->num, c->n, c->dtype, &c->pred, o, s);
+    case M_SELECT_FLAGGED: return libscan_select_flagged(d->in, d->flags, out, d->num, c->n, c->dtype, o, s);
+    case M_PARTITION_IF: return libscan_partition_if(d->in, out, d->rej, d->num, c->n, c->dtype, &c->pred, o, s);
     case M_PARTITION_FLAGGED:
-        return compact_partition_flagged(d->in, d->flags, out, d->rej, d->num, c->n, c->dtype, o, s);
-    default: return compact_unique(d->in, out, d->num, c->n, c->dtype, o, s);
+        return libscan_partition_flagged(d->in, d->flags, out, d->rej, d->num, c->n, c->dtype, o, s);
+    default: return libscan_unique(d->in, out, d->num, c->n, c->dtype, o, s);
     }
 }
 
@@ -360,16 +360,16 @@ static void run_gpu_opts(const tcase_t *c, size_t offset, bool in_place, bool ca
     const size_t os = c->indices ? 8 : esize(c->dtype);
     dbufs_t d;
     dev_alloc(&d, c, offset);
-    compact_opts_t o = COMPACT_OPTS_INIT;
+    libscan_compact_opts_t o = LIBSCAN_COMPACT_OPTS_INIT;
     o.indices = c->indices;
     if (caller_temp) {
-        LS_EXPECT(LIBSCAN_SUCCESS, compact_temp_bytes(c->n, c->dtype, &o.temp_bytes));
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_compact_temp_bytes(c->n, c->dtype, &o.temp_bytes));
         if (o.temp_bytes) CUDA_CHECK(cudaMalloc(&o.d_temp, o.temp_bytes));
     }
     void *out = in_place ? d.in : d.out;
     LS_EXPECT(LIBSCAN_SUCCESS, gpu_call(c, &d, out, &o, s));
     size_t k = 0;
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_count_to_host(d.num, &k, s));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_count_to_host(d.num, &k, s));
     if (k > c->n) TFAIL("gpu %s: count %zu exceeds n = %zu", mode_names[c->mode], k, c->n);
     unsigned char *h_out = malloc(c->n * os + 8), *h_rej = malloc(c->n * os + 8);
     assert_non_null(h_out);
@@ -439,7 +439,7 @@ static void predicate_kinds(bool gpu) {
     rng_init(&r, "kinds", gpu);
     for (int ti = 0; ti < 6; ++ti) {
         const libscan_dtype_t t = all_dtypes[ti];
-        for (int kind = COMPACT_GT; kind <= COMPACT_ISNAN; ++kind) {
+        for (int kind = LIBSCAN_PRED_GT; kind <= LIBSCAN_PRED_ISNAN; ++kind) {
             tcase_t c;
             make_case(&c, &r, t, M_PARTITION_IF, 5000, 0.5, 0);
             /* Small values so EQ/NE/RANGE meet equal elements; extremes. */
@@ -456,19 +456,19 @@ static void predicate_kinds(bool gpu) {
             }
             if (t == LIBSCAN_U64) ((uint64_t *)c.in)[1] = UINT64_MAX, ((uint64_t *)c.in)[2] = (1ull << 53) + 1;
             if (t == LIBSCAN_I64) ((int64_t *)c.in)[1] = INT64_MIN, ((int64_t *)c.in)[2] = (1ll << 53) + 1;
-            c.pred.kind = (compact_pred_kind_t)kind;
+            c.pred.kind = (libscan_pred_kind_t)kind;
             if (dt_float(t)) c.pred.value.f = -0.0, c.pred.hi.f = 1.0;
             else if (dt_signed(t)) c.pred.value.i = -1, c.pred.hi.i = 2;
             else c.pred.value.u = 1, c.pred.hi.u = 4;
             /* Integers beyond 2^53 compare exactly: 2^53 + 1 == value. */
-            if ((t == LIBSCAN_U64 || t == LIBSCAN_I64) && kind == COMPACT_EQ) {
+            if ((t == LIBSCAN_U64 || t == LIBSCAN_I64) && kind == LIBSCAN_PRED_EQ) {
                 if (t == LIBSCAN_U64) c.pred.value.u = (1ull << 53) + 1;
                 else c.pred.value.i = (1ll << 53) + 1;
             }
             free(c.want_out);
             free(c.want_rej);
             compute_expected(&c);
-            if ((t == LIBSCAN_U64 || t == LIBSCAN_I64) && kind == COMPACT_EQ && c.want_k < 1)
+            if ((t == LIBSCAN_U64 || t == LIBSCAN_I64) && kind == LIBSCAN_PRED_EQ && c.want_k < 1)
                 TFAIL("reference: 2^53 + 1 not found");
             if (gpu) run_gpu(&c);
             else run_cpu(&c);
@@ -500,33 +500,33 @@ static void test_cpu_float_rules_by_hand(void **state) {
     size_t k = 0;
     double out[9];
     /* unique: NaN run collapses, -0.0 then 0.0 collapses to -0.0. */
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_unique(in, out, &k, 9, LIBSCAN_F64, NULL));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_unique(in, out, &k, 9, LIBSCAN_F64, NULL));
     assert_int_equal(k, 6);
     assert_true(isnan(out[0]) && out[1] == 1.0 && out[2] == 0.0 && signbit(out[2]) && isinf(out[3]) &&
                 isnan(out[4]) && out[5] == 1.0);
-    compact_pred_t p = {COMPACT_EQ, {0}, {0}};
+    libscan_pred_t p = {LIBSCAN_PRED_EQ, {0}, {0}};
     p.value.f = 0.0; /* -0.0 == +0.0 */
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_select_if(in, out, &k, 9, LIBSCAN_F64, &p, NULL));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_select_if(in, out, &k, 9, LIBSCAN_F64, &p, NULL));
     assert_int_equal(k, 3);
-    p.kind = COMPACT_NONZERO;
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_select_if(in, out, &k, 9, LIBSCAN_F64, &p, NULL));
+    p.kind = LIBSCAN_PRED_NONZERO;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_select_if(in, out, &k, 9, LIBSCAN_F64, &p, NULL));
     assert_int_equal(k, 6); /* NaN x3, 1, inf, 1 */
-    p.kind = COMPACT_FINITE;
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_select_if(in, out, &k, 9, LIBSCAN_F64, &p, NULL));
+    p.kind = LIBSCAN_PRED_FINITE;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_select_if(in, out, &k, 9, LIBSCAN_F64, &p, NULL));
     assert_int_equal(k, 5);
-    p.kind = COMPACT_ISNAN;
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_select_if(in, out, &k, 9, LIBSCAN_F64, &p, NULL));
+    p.kind = LIBSCAN_PRED_ISNAN;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_select_if(in, out, &k, 9, LIBSCAN_F64, &p, NULL));
     assert_int_equal(k, 3);
-    p.kind = COMPACT_NE;
+    p.kind = LIBSCAN_PRED_NE;
     p.value.f = 1.0;
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_select_if(in, out, &k, 9, LIBSCAN_F64, &p, NULL));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_select_if(in, out, &k, 9, LIBSCAN_F64, &p, NULL));
     assert_int_equal(k, 7);
     /* Partition keeps both sides in input order. */
     const uint32_t u[6] = {5, 1, 7, 2, 9, 3};
     uint32_t kept[6], rej[6];
-    compact_pred_t gt4 = {COMPACT_GT, {0}, {0}};
+    libscan_pred_t gt4 = {LIBSCAN_PRED_GT, {0}, {0}};
     gt4.value.u = 4;
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_partition_if(u, kept, rej, &k, 6, LIBSCAN_U32, &gt4, NULL));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_partition_if(u, kept, rej, &k, 6, LIBSCAN_U32, &gt4, NULL));
     assert_int_equal(k, 3);
     assert_true(kept[0] == 5 && kept[1] == 7 && kept[2] == 9 && rej[0] == 1 && rej[1] == 2 && rej[2] == 3);
 }
@@ -545,11 +545,11 @@ static void test_cpu_in_place(void **state) {
         memcpy(buf, c.in, c.n * 4);
         size_t k = 0;
         switch (m) {
-        case M_SELECT_IF: LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_select_if(buf, buf, &k, c.n, c.dtype, &c.pred, NULL)); break;
-        case M_SELECT_FLAGGED: LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_select_flagged(buf, c.flags, buf, &k, c.n, c.dtype, NULL)); break;
-        case M_PARTITION_IF: LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_partition_if(buf, buf, rej, &k, c.n, c.dtype, &c.pred, NULL)); break;
-        case M_PARTITION_FLAGGED: LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_partition_flagged(buf, c.flags, buf, rej, &k, c.n, c.dtype, NULL)); break;
-        default: LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_unique(buf, buf, &k, c.n, c.dtype, NULL)); break;
+        case M_SELECT_IF: LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_select_if(buf, buf, &k, c.n, c.dtype, &c.pred, NULL)); break;
+        case M_SELECT_FLAGGED: LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_select_flagged(buf, c.flags, buf, &k, c.n, c.dtype, NULL)); break;
+        case M_PARTITION_IF: LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_partition_if(buf, buf, rej, &k, c.n, c.dtype, &c.pred, NULL)); break;
+        case M_PARTITION_FLAGGED: LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_partition_flagged(buf, c.flags, buf, rej, &k, c.n, c.dtype, NULL)); break;
+        default: LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_unique(buf, buf, &k, c.n, c.dtype, NULL)); break;
         }
         assert_int_equal(k, c.want_k);
         if (memcmp(buf, c.want_out, k * 4) != 0) TFAIL("cpu in place %s differs", mode_names[m]);
@@ -565,113 +565,113 @@ static void test_cpu_in_place(void **state) {
 static void test_cpu_names_and_pred_check(void **state) {
     (void)state;
     const char *names[] = {"gt", "ge", "lt", "le", "eq", "ne", "range", "nonzero", "finite", "isnan"};
-    for (int k = 0; k <= COMPACT_ISNAN; ++k) assert_string_equal(compact_pred_name((compact_pred_kind_t)k), names[k]);
-    assert_string_equal(compact_pred_name((compact_pred_kind_t)42), "unknown");
-    compact_pred_t p = {COMPACT_GT, {0}, {0}};
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_pred_check(&p, LIBSCAN_U32));
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, compact_pred_check(&p, (libscan_dtype_t)17));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_pred_check(NULL, LIBSCAN_U32));
-    p.kind = (compact_pred_kind_t)10;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_OP, compact_pred_check(&p, LIBSCAN_U32));
-    p.kind = (compact_pred_kind_t)-1;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_OP, compact_pred_check(&p, LIBSCAN_U32));
-    p.kind = COMPACT_LT;
+    for (int k = 0; k <= LIBSCAN_PRED_ISNAN; ++k) assert_string_equal(libscan_pred_name((libscan_pred_kind_t)k), names[k]);
+    assert_string_equal(libscan_pred_name((libscan_pred_kind_t)42), "unknown");
+    libscan_pred_t p = {LIBSCAN_PRED_GT, {0}, {0}};
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_pred_check(&p, LIBSCAN_U32));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_pred_check(&p, (libscan_dtype_t)17));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_pred_check(NULL, LIBSCAN_U32));
+    p.kind = (libscan_pred_kind_t)10;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_OP, libscan_pred_check(&p, LIBSCAN_U32));
+    p.kind = (libscan_pred_kind_t)-1;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_OP, libscan_pred_check(&p, LIBSCAN_U32));
+    p.kind = LIBSCAN_PRED_LT;
     p.value.f = NAN;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, compact_pred_check(&p, LIBSCAN_F32));
-    p.kind = COMPACT_ISNAN; /* the value is not used */
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_pred_check(&p, LIBSCAN_F32));
-    p.kind = COMPACT_RANGE;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_pred_check(&p, LIBSCAN_F32));
+    p.kind = LIBSCAN_PRED_ISNAN; /* the value is not used */
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_pred_check(&p, LIBSCAN_F32));
+    p.kind = LIBSCAN_PRED_RANGE;
     p.value.f = 2.0;
     p.hi.f = 1.0;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, compact_pred_check(&p, LIBSCAN_F64));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_pred_check(&p, LIBSCAN_F64));
     p.hi.f = NAN;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, compact_pred_check(&p, LIBSCAN_F64));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_pred_check(&p, LIBSCAN_F64));
     p.hi.f = 2.0; /* lo == hi is a one-value range */
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_pred_check(&p, LIBSCAN_F64));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_pred_check(&p, LIBSCAN_F64));
     p.value.i = 1;
     p.hi.i = -1;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, compact_pred_check(&p, LIBSCAN_I64));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_pred_check(&p, LIBSCAN_I64));
     p.value.u = 1;
     p.hi.u = UINT64_MAX; /* as unsigned: 1 <= 2^64-1 */
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_pred_check(&p, LIBSCAN_U64));
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, compact_pred_check(&p, LIBSCAN_I64)); /* 1 > -1 */
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_pred_check(&p, LIBSCAN_U64));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_pred_check(&p, LIBSCAN_I64)); /* 1 > -1 */
 }
 
 static void test_cpu_temp_bytes(void **state) {
     (void)state;
     size_t b = 1;
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_temp_bytes(10, LIBSCAN_U32, NULL));
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, compact_temp_bytes(10, (libscan_dtype_t)6, &b));
-    LS_EXPECT(LIBSCAN_ERROR_TOO_LARGE, compact_temp_bytes(LIBSCAN_MAX_COUNT + 1, LIBSCAN_U32, &b));
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_temp_bytes(0, LIBSCAN_U32, &b));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_compact_temp_bytes(10, LIBSCAN_U32, NULL));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_compact_temp_bytes(10, (libscan_dtype_t)6, &b));
+    LS_EXPECT(LIBSCAN_ERROR_TOO_LARGE, libscan_compact_temp_bytes(LIBSCAN_MAX_COUNT + 1, LIBSCAN_U32, &b));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_compact_temp_bytes(0, LIBSCAN_U32, &b));
     assert_int_equal(b, 0);
     for (int ti = 0; ti < 6; ++ti) {
         size_t small = 0, big = 0, max = 0;
-        LS_EXPECT(LIBSCAN_SUCCESS, compact_temp_bytes(1, all_dtypes[ti], &small));
-        LS_EXPECT(LIBSCAN_SUCCESS, compact_temp_bytes((size_t)1 << 32, all_dtypes[ti], &big));
-        LS_EXPECT(LIBSCAN_SUCCESS, compact_temp_bytes(LIBSCAN_MAX_COUNT, all_dtypes[ti], &max));
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_compact_temp_bytes(1, all_dtypes[ti], &small));
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_compact_temp_bytes((size_t)1 << 32, all_dtypes[ti], &big));
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_compact_temp_bytes(LIBSCAN_MAX_COUNT, all_dtypes[ti], &max));
         assert_true(small > 0 && small < big && big < max);
         assert_true(big < ((size_t)1 << 32) / 64); /* a few bytes per tile, not per element */
     }
 }
 
-typedef libscan_status_t (*select_fn)(const void *, void *, size_t *, size_t, libscan_dtype_t, const compact_pred_t *,
-                                      const compact_opts_t *, cudaStream_t);
+typedef libscan_status_t (*select_fn)(const void *, void *, size_t *, size_t, libscan_dtype_t, const libscan_pred_t *,
+                                      const libscan_compact_opts_t *, cudaStream_t);
 
 static void test_cpu_gpu_argument_errors(void **state) {
     (void)state;
-    compact_pred_t p = {COMPACT_GT, {0}, {0}};
-    compact_opts_t o = COMPACT_OPTS_INIT;
+    libscan_pred_t p = {LIBSCAN_PRED_GT, {0}, {0}};
+    libscan_compact_opts_t o = LIBSCAN_COMPACT_OPTS_INIT;
     const size_t n = 1000;
     size_t *num = fake_num;
     const unsigned char *flags = fake_flags;
     /* enums and predicate */
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, compact_select_if(fake_in, fake_out, num, n, (libscan_dtype_t)9, &p, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_select_if(fake_in, fake_out, num, n, LIBSCAN_U32, NULL, NULL, 0));
-    p.kind = (compact_pred_kind_t)99;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_OP, compact_partition_if(fake_in, fake_out, fake_rej, num, n, LIBSCAN_U32, &p, NULL, 0));
-    p.kind = COMPACT_GT;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_select_if(fake_in, fake_out, num, n, (libscan_dtype_t)9, &p, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_select_if(fake_in, fake_out, num, n, LIBSCAN_U32, NULL, NULL, 0));
+    p.kind = (libscan_pred_kind_t)99;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_OP, libscan_partition_if(fake_in, fake_out, fake_rej, num, n, LIBSCAN_U32, &p, NULL, 0));
+    p.kind = LIBSCAN_PRED_GT;
     p.value.f = NAN;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, compact_select_if(fake_in, fake_out, num, n, LIBSCAN_F64, &p, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_select_if(fake_in, fake_out, num, n, LIBSCAN_F64, &p, NULL, 0));
     p.value.f = 0;
     /* NULL pointers */
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_select_if(fake_in, fake_out, NULL, n, LIBSCAN_U32, &p, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_select_if(NULL, fake_out, num, n, LIBSCAN_U32, &p, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_select_if(fake_in, NULL, num, n, LIBSCAN_U32, &p, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_partition_if(fake_in, fake_out, NULL, num, n, LIBSCAN_U32, &p, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_select_flagged(fake_in, NULL, fake_out, num, n, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_partition_flagged(fake_in, flags, fake_out, NULL, num, n, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_unique(fake_in, NULL, num, n, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_unique(fake_in, fake_out, NULL, 0, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_count_to_host(NULL, &o.temp_bytes, 0));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_count_to_host(num, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_select_if(fake_in, fake_out, NULL, n, LIBSCAN_U32, &p, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_select_if(NULL, fake_out, num, n, LIBSCAN_U32, &p, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_select_if(fake_in, NULL, num, n, LIBSCAN_U32, &p, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_partition_if(fake_in, fake_out, NULL, num, n, LIBSCAN_U32, &p, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_select_flagged(fake_in, NULL, fake_out, num, n, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_partition_flagged(fake_in, flags, fake_out, NULL, num, n, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_unique(fake_in, NULL, num, n, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_unique(fake_in, fake_out, NULL, 0, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_count_to_host(NULL, &o.temp_bytes, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_count_to_host(num, NULL, 0));
     /* size, temp */
-    LS_EXPECT(LIBSCAN_ERROR_TOO_LARGE, compact_unique(fake_in, fake_out, num, LIBSCAN_MAX_COUNT + 1, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_TOO_LARGE, libscan_unique(fake_in, fake_out, num, LIBSCAN_MAX_COUNT + 1, LIBSCAN_U32, NULL, 0));
     o.temp_bytes = 64;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, compact_unique(fake_in, fake_out, num, n, LIBSCAN_U32, &o, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_unique(fake_in, fake_out, num, n, LIBSCAN_U32, &o, 0));
     o.d_temp = fake_temp;
-    LS_EXPECT(LIBSCAN_ERROR_TEMP_TOO_SMALL, compact_unique(fake_in, fake_out, num, n, LIBSCAN_U32, &o, 0));
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_temp_bytes(n, LIBSCAN_U32, &o.temp_bytes));
+    LS_EXPECT(LIBSCAN_ERROR_TEMP_TOO_SMALL, libscan_unique(fake_in, fake_out, num, n, LIBSCAN_U32, &o, 0));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_compact_temp_bytes(n, LIBSCAN_U32, &o.temp_bytes));
     o.d_temp = (char *)fake_out + 8; /* temp inside the output */
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_unique(fake_in, fake_out, num, n, LIBSCAN_U32, &o, 0));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_unique(fake_in, fake_out, num, n, LIBSCAN_U32, &o, 0));
     /* misaligned pointers */
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, compact_unique((char *)fake_in + 2, fake_out, num, n, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, compact_unique(fake_in, (char *)fake_out + 4, num, n, LIBSCAN_U64, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, compact_unique(fake_in, fake_out, (size_t *)((char *)num + 4), n, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, compact_count_to_host((size_t *)((char *)num + 1), &o.temp_bytes, 0));
-    o = (compact_opts_t)COMPACT_OPTS_INIT;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_unique((char *)fake_in + 2, fake_out, num, n, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_unique(fake_in, (char *)fake_out + 4, num, n, LIBSCAN_U64, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_unique(fake_in, fake_out, (size_t *)((char *)num + 4), n, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_count_to_host((size_t *)((char *)num + 1), &o.temp_bytes, 0));
+    o = (libscan_compact_opts_t)LIBSCAN_COMPACT_OPTS_INIT;
     o.indices = 1; /* u64 outputs need 8-byte alignment even for u32 input */
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, compact_unique(fake_in, (char *)fake_out + 4, num, n, LIBSCAN_U32, &o, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_unique(fake_in, (char *)fake_out + 4, num, n, LIBSCAN_U32, &o, 0));
     /* overlaps */
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_unique(fake_in, (char *)fake_in + 4, num, n, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_unique(fake_in, fake_in, num, n, LIBSCAN_U32, &o, 0)); /* indices in place */
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_partition_if(fake_in, fake_out, fake_in, num, n, LIBSCAN_U32, &p, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_partition_if(fake_in, fake_out, (char *)fake_out + 400, num, n, LIBSCAN_U32, &p, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_partition_if(fake_in, fake_in, fake_in, num, n, LIBSCAN_U32, &p, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_select_flagged(fake_in, (unsigned char *)fake_out + 10, fake_out, num, n, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_partition_flagged(fake_in, (unsigned char *)fake_rej, fake_out, fake_rej, num, n, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_select_if(fake_in, fake_out, (size_t *)fake_out + 3, n, LIBSCAN_U32, &p, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_select_if(fake_in, fake_out, (size_t *)fake_in, n, LIBSCAN_U32, &p, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_unique(fake_in, (char *)fake_in + 4, num, n, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_unique(fake_in, fake_in, num, n, LIBSCAN_U32, &o, 0)); /* indices in place */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_partition_if(fake_in, fake_out, fake_in, num, n, LIBSCAN_U32, &p, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_partition_if(fake_in, fake_out, (char *)fake_out + 400, num, n, LIBSCAN_U32, &p, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_partition_if(fake_in, fake_in, fake_in, num, n, LIBSCAN_U32, &p, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_select_flagged(fake_in, (unsigned char *)fake_out + 10, fake_out, num, n, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_partition_flagged(fake_in, (unsigned char *)fake_rej, fake_out, fake_rej, num, n, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_select_if(fake_in, fake_out, (size_t *)fake_out + 3, n, LIBSCAN_U32, &p, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_select_if(fake_in, fake_out, (size_t *)fake_in, n, LIBSCAN_U32, &p, NULL, 0));
 }
 
 static void test_cpu_path_argument_errors(void **state) {
@@ -679,27 +679,27 @@ static void test_cpu_path_argument_errors(void **state) {
     uint32_t in[4] = {1, 2, 3, 4}, out[4], rej[4];
     unsigned char flags[4] = {1, 0, 1, 0};
     size_t k = 0;
-    compact_pred_t p = {COMPACT_GT, {0}, {0}};
-    compact_opts_t o = COMPACT_OPTS_INIT;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, compact_cpu_unique(in, out, &k, 4, (libscan_dtype_t)6, NULL));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_cpu_select_if(in, out, &k, 4, LIBSCAN_U32, NULL, NULL));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_cpu_select_if(in, out, NULL, 4, LIBSCAN_U32, &p, NULL));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_cpu_select_flagged(in, NULL, out, &k, 4, LIBSCAN_U32, NULL));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_cpu_partition_flagged(in, flags, out, NULL, &k, 4, LIBSCAN_U32, NULL));
-    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, compact_cpu_partition_if(NULL, out, rej, &k, 4, LIBSCAN_U32, &p, NULL));
-    LS_EXPECT(LIBSCAN_ERROR_TOO_LARGE, compact_cpu_unique(in, out, &k, LIBSCAN_MAX_COUNT + 1, LIBSCAN_U32, NULL));
-    p.kind = (compact_pred_kind_t)10;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_OP, compact_cpu_select_if(in, out, &k, 4, LIBSCAN_U32, &p, NULL));
-    p.kind = COMPACT_RANGE;
+    libscan_pred_t p = {LIBSCAN_PRED_GT, {0}, {0}};
+    libscan_compact_opts_t o = LIBSCAN_COMPACT_OPTS_INIT;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_unique(in, out, &k, 4, (libscan_dtype_t)6, NULL));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_select_if(in, out, &k, 4, LIBSCAN_U32, NULL, NULL));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_select_if(in, out, NULL, 4, LIBSCAN_U32, &p, NULL));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_select_flagged(in, NULL, out, &k, 4, LIBSCAN_U32, NULL));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_partition_flagged(in, flags, out, NULL, &k, 4, LIBSCAN_U32, NULL));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_partition_if(NULL, out, rej, &k, 4, LIBSCAN_U32, &p, NULL));
+    LS_EXPECT(LIBSCAN_ERROR_TOO_LARGE, libscan_cpu_unique(in, out, &k, LIBSCAN_MAX_COUNT + 1, LIBSCAN_U32, NULL));
+    p.kind = (libscan_pred_kind_t)10;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_OP, libscan_cpu_select_if(in, out, &k, 4, LIBSCAN_U32, &p, NULL));
+    p.kind = LIBSCAN_PRED_RANGE;
     p.value.u = 3;
     p.hi.u = 2;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, compact_cpu_select_if(in, out, &k, 4, LIBSCAN_U32, &p, NULL));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_cpu_select_if(in, out, &k, 4, LIBSCAN_U32, &p, NULL));
     o.indices = 1;
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_cpu_unique(in, in, &k, 4, LIBSCAN_U32, &o));
-    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, compact_cpu_partition_flagged(in, flags, out, out, &k, 4, LIBSCAN_U32, NULL));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_cpu_unique(in, in, &k, 4, LIBSCAN_U32, &o));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_cpu_partition_flagged(in, flags, out, out, &k, 4, LIBSCAN_U32, NULL));
     /* count 0: only the count is written, NULL data is fine */
     k = 99;
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_cpu_partition_flagged(NULL, NULL, NULL, NULL, &k, 0, LIBSCAN_U32, NULL));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_partition_flagged(NULL, NULL, NULL, NULL, &k, 0, LIBSCAN_U32, NULL));
     assert_int_equal(k, 0);
 }
 
@@ -732,14 +732,14 @@ static void test_gpu_count_zero_and_host_pointers(void **state) {
     CUDA_CHECK(cudaMalloc((void **)&d_num, sizeof(size_t)));
     CUDA_CHECK(cudaMemset(d_num, 0xff, sizeof(size_t)));
     size_t k = 99;
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_unique(NULL, NULL, d_num, 0, LIBSCAN_F32, NULL, 0));
-    LS_EXPECT(LIBSCAN_SUCCESS, compact_count_to_host(d_num, &k, 0));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_unique(NULL, NULL, d_num, 0, LIBSCAN_F32, NULL, 0));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_count_to_host(d_num, &k, 0));
     assert_int_equal(k, 0);
     uint32_t host[64] = {0}, hout[64];
     size_t hnum;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, compact_unique(host, hout, d_num, 64, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, compact_unique(host, hout, &hnum, 64, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, compact_count_to_host(&hnum, &k, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_unique(host, hout, d_num, 64, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_unique(host, hout, &hnum, 64, LIBSCAN_U32, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_count_to_host(&hnum, &k, 0));
     CUDA_CHECK(cudaFree(d_num));
 }
 

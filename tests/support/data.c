@@ -14,6 +14,7 @@ void data_set(libscan_dtype_t dt, void *buf, size_t i, double v) {
     case LIBSCAN_I64: ((int64_t *)buf)[i] = (int64_t)v; break;
     case LIBSCAN_F32: ((float *)buf)[i] = (float)v; break;
     case LIBSCAN_F64: ((double *)buf)[i] = v; break;
+    default: break; /* U8, U16: no scan type */
     }
 }
 

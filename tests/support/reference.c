@@ -69,6 +69,7 @@ void ref_identity(libscan_dtype_t dt, libscan_op_t op, void *out) {
         case LIBSCAN_I64: e.i64 = INT64_MAX; break;
         case LIBSCAN_F32: e.f32 = INFINITY; break;
         case LIBSCAN_F64: e.f64 = INFINITY; break;
+        default: break; /* U8, U16: no scan type */
         }
         break;
     case LIBSCAN_OP_MAX:
@@ -79,6 +80,7 @@ void ref_identity(libscan_dtype_t dt, libscan_op_t op, void *out) {
         case LIBSCAN_I64: e.i64 = INT64_MIN; break;
         case LIBSCAN_F32: e.f32 = -INFINITY; break;
         case LIBSCAN_F64: e.f64 = -INFINITY; break;
+        default: break; /* U8, U16: no scan type */
         }
         break;
     }
@@ -133,6 +135,7 @@ void ref_combine(libscan_dtype_t dt, libscan_op_t op, const void *a, const void 
         if (op == LIBSCAN_OP_SUM) r.f64 = x.f64 + y.f64;
         else r.f64 = fminmax(x.f64, y.f64, op == LIBSCAN_OP_MIN);
         break;
+    default: break; /* U8, U16: no scan type */
     }
     memcpy(out, &r, ref_dtype_size(dt));
 }
@@ -375,6 +378,7 @@ static int fast_mismatch(const ref_case_t *c, const void *got, const void *got_t
         if (c->op == LIBSCAN_OP_MIN) FAST_LOOP(double, double, init_v, F64MIN, ID, f64_same);
         FAST_LOOP(double, double, init_v, F64MAX, ID, f64_same);
     }
+    default: break; /* U8, U16: no scan type */
     }
     return 1;
 }

@@ -19,22 +19,28 @@
  * Streams  Work is enqueued on the `stream` argument (0 = legacy default
  *          stream) and runs asynchronously. No function synchronises with the
  *          device; results are ready when the stream reaches that point.
- * Temp     Scans need a small device scratch buffer (about 8 bytes per 4096
- *          elements). Either pass one through the options (size it with
- *          libscan_scan_temp_bytes()), or pass none and the library takes it
- *          with cudaMallocAsync/cudaFreeAsync on `stream`. With caller temp
- *          no allocation happens, so the call is safe under CUDA graph
- *          capture. Temp may be reused by the next call on the same stream.
- *          Up to 65536 elements a scan is one kernel launch that uses no
- *          temp at all (given temp is ignored: checked for its size and
- *          overlaps only, not dereferenced; none is allocated): on a
- *          stream that is not being captured, a cooperative launch of up
- *          to 64 blocks over the whole GPU, which passes block totals
- *          through a small table the library owns (tagged per launch, never
- *          reset; 256 KiB of device memory once the scan is first used);
- *          under stream capture, on compute capability 9.0+, one
- *          thread-block cluster, which keeps no state between launches.
- *          Elsewhere a scan is a memset of the temp and one kernel.
+ * Temp     Most calls need device scratch ("temp"). Each family has a
+ *          *_temp_bytes() query of the same shape (the call's sizes and
+ *          types, then a size_t * that receives the bytes) whose figure
+ *          includes LIBSCAN_TEMP_ALIGNMENT bytes of slack, so any d_temp
+ *          pointer works. A call takes temp in one of three ways:
+ *          - Caller temp (opts->d_temp, opts->temp_bytes): nothing is
+ *            allocated, and the call may be captured into a CUDA graph,
+ *            which then uses that buffer on every replay. The buffer may be
+ *            reused by the next call on the same stream (a stream runs its
+ *            work in order), but not by concurrent work on other streams.
+ *            It is checked for its size and its overlaps, and checked to be
+ *            device memory where the call uses it (some arguments, such as
+ *            small counts, need none of it).
+ *          - None, on a stream that is not being captured: temp comes from
+ *            libscan's temp cache (below), a stream-ordered memory pool of
+ *            libscan's own per device that keeps one block per stream across
+ *            calls, so a call without temp costs what a call with it costs.
+ *            The application's own memory pools are never used or changed.
+ *          - None, under stream capture: the temp becomes an allocation
+ *            node and a free node of the graph (graph-owned memory, from
+ *            libscan's pool's properties); the cache is not touched.
+ *          No call synchronises or calls cudaMalloc to get temp.
  * Counts   Element counts are size_t; more than 2^31 elements are supported
  *          (up to 2^40).
  * Pointers Data pointers must be device-accessible (cudaMalloc, managed or
@@ -49,13 +55,11 @@
  *          the combination tree is fixed by the code; tiles form groups of
  *          32 combined in a fixed warp-scan order, and group prefixes are a
  *          left fold in group order, whatever the timing of the look-back.
- *          (The one-launch paths for small counts cut the array into
- *          slices of 1024 elements, or of 4096 under stream capture; the
- *          carry-in joins the first slice's total, the slice totals before
- *          a slice are folded in a fixed warp-scan order, and that prefix
- *          enters the slice's own scan as its block prefix. So up to 65536
- *          elements a float sum scanned eagerly and the same one replayed
- *          from a CUDA graph may differ in the last bits; each repeats.)
+ *          The association depends on the element size and the count
+ *          alone: not on the stream, on graph capture, on the temp given,
+ *          on the GPU's load or on which kernel the library picks for the
+ *          count, so a scan replayed from a CUDA graph gives the bits of the
+ *          same scan called directly.
  *          Float sums therefore equal a sequential loop only up to
  *          rounding, but never vary between runs on the same GPU
  *          architecture and library version.
@@ -104,7 +108,7 @@ typedef enum libscan_status {
     LIBSCAN_ERROR_INVALID_DTYPE = 2,    /* dtype is not a libscan_dtype_t value */
     LIBSCAN_ERROR_INVALID_OP = 3,       /* op is not a libscan_op_t value */
     LIBSCAN_ERROR_INVALID_ARGUMENT = 4, /* inconsistent arguments (see function) */
-    LIBSCAN_ERROR_TEMP_TOO_SMALL = 5,   /* opts->temp_bytes < libscan_scan_temp_bytes() */
+    LIBSCAN_ERROR_TEMP_TOO_SMALL = 5,   /* opts->temp_bytes < the call's *_temp_bytes() */
     LIBSCAN_ERROR_OVERLAP = 6,          /* input and output overlap but are not equal */
     LIBSCAN_ERROR_INVALID_POINTER = 7,  /* pointer is not device-accessible or misaligned */
     LIBSCAN_ERROR_TOO_LARGE = 8,        /* count exceeds LIBSCAN_MAX_COUNT */
@@ -114,14 +118,18 @@ typedef enum libscan_status {
                                            again in the next CUDA call) */
 } libscan_status_t;
 
-/* Element types. Values are explicit and only ever appended. */
+/* Element types. Values are explicit and only ever appended. Scans,
+ * segmented scans and compaction take U32, I32, U64, I64, F32 and F64 (else
+ * LIBSCAN_ERROR_INVALID_DTYPE); each family's header lists what it takes. */
 typedef enum libscan_dtype {
     LIBSCAN_U32 = 0, /* uint32_t */
     LIBSCAN_I32 = 1, /* int32_t  */
     LIBSCAN_U64 = 2, /* uint64_t */
     LIBSCAN_I64 = 3, /* int64_t  */
     LIBSCAN_F32 = 4, /* float    */
-    LIBSCAN_F64 = 5  /* double   */
+    LIBSCAN_F64 = 5, /* double   */
+    LIBSCAN_U8 = 6,  /* uint8_t: sort keys and SAT images only */
+    LIBSCAN_U16 = 7  /* uint16_t: sort keys and SAT images only */
 } libscan_dtype_t;
 
 /* Operators (see the table at the top of this file). */
@@ -149,10 +157,9 @@ typedef enum libscan_op {
  *           (+) x[count-1], the carry-out. NULL: not written. It may equal
  *           d_init (the carry is then updated in place, ready for the next
  *           chunk). With count = 0 it receives the initial value.
- * d_temp    Device scratch of temp_bytes bytes, or NULL for a stream-ordered
- *           allocation by the library. Must not overlap any other argument.
- *           Checked to be device memory only where the call uses it (not
- *           on the one-launch path for small counts; see Temp above).
+ * d_temp    Device scratch of temp_bytes bytes, or NULL: the temp cache (see
+ *           Temp above). Must not overlap any other argument. Checked to be
+ *           device memory only where the call uses it (see Temp).
  * temp_bytes Size of d_temp; checked against libscan_scan_temp_bytes().
  */
 typedef struct libscan_scan_opts {
@@ -411,65 +418,66 @@ LIBSCAN_API int libscan_version(void);
 /* The same as a string, "MAJOR.MINOR.PATCH". */
 LIBSCAN_API const char *libscan_version_string(void);
 
-/* ------------------------------------------------------------------------- */
-/* Helpers for libraries built on libscan                                     */
-/* ------------------------------------------------------------------------- */
-/* The checks libscan's own entry points make, for libraries (such as the
- * programs' compact and radixsort) that take device buffers from their own
- * callers and want the same rules and statuses. */
-
-/* The alignment libscan gives temp storage: a caller's d_temp is aligned up
- * to this many bytes, and every nonzero *_temp_bytes() result includes that
- * much slack, so any caller pointer works. */
+/* The alignment libscan gives temp: a caller's d_temp is aligned up to this
+ * many bytes, and every nonzero *_temp_bytes() result includes that much
+ * slack, so any pointer works as d_temp. */
 #define LIBSCAN_TEMP_ALIGNMENT 256
 
+/* ------------------------------------------------------------------------- */
+/* The temp cache (calls made without d_temp)                                 */
+/* ------------------------------------------------------------------------- */
 /*
- * libscan_check_device_pointer: whether the current device can dereference p.
- * Returns SUCCESS for device, managed and mapped pinned host memory, and for
- * pageable host memory when the device has pageable memory access
- * (cudaDevAttrPageableMemoryAccess); INVALID_POINTER for NULL or host memory
- * the device cannot reach; CUDA when the pointer query itself fails (no
- * device, driver error; the error has been consumed with cudaGetLastError()).
- * Checks p only, not a size or an alignment. Host-only: queries pointer and
- * device attributes, launches nothing and does not synchronise.
+ * For each device, libscan creates a stream-ordered memory pool of its own
+ * (cudaMemPoolCreate) when a call first needs temp it was not given, and
+ * keeps one block per stream: the next call on that stream reuses it, and a
+ * call that needs more grows it (the old block is freed in stream order).
+ * So after any number of calls on one stream the cache holds the largest temp
+ * one of those calls needed (see *_temp_bytes()), no more. Streams are told
+ * apart by their CUDA stream id, so a destroyed stream's handle reused for a
+ * new stream never shares its block.
+ *
+ * Limit   The blocks of one device together stay under a limit, by default a
+ *         quarter of the device's memory (libscan_temp_cache_set_limit()).
+ *         A call whose block would pass it, a call on a stream whose block
+ *         another thread is using at that moment, and calls on more than 64
+ *         streams of one device take a block of the pool for that call alone,
+ *         freed in stream order after it: correct, but slower, as new memory
+ *         is then mapped each time.
+ * Threads Every function here and every call that uses the cache is safe to
+ *         call from several host threads and for several devices at once.
+ * Memory  The pool returns memory the cache does not hold to the driver at
+ *         the next synchronisation. Cached blocks stay until the release call
+ *         below (or the process ends); a destroyed stream's block too.
  */
-LIBSCAN_API libscan_status_t libscan_check_device_pointer(const void *p);
 
 /*
- * libscan_ranges_overlap: nonzero when the byte ranges [a, a + a_bytes) and
- * [b, b + b_bytes) share at least one byte, else 0. Empty ranges (0 bytes)
- * and NULL pointers (no buffer) never overlap anything; adjacent ranges do
- * not overlap. Pure address arithmetic, no CUDA call.
+ * libscan_temp_cache_release: returns every cached block of every device to
+ * the driver and trims the pools to zero. Synchronises each device that has
+ * a pool (cudaDeviceSynchronize), since a block's last user may be any
+ * stream; so do not call it while a stream of this process is being captured.
+ * A block that another thread's call is using at that moment stays cached.
+ * Calls made afterwards build the cache again. Returns SUCCESS or CUDA.
  */
-LIBSCAN_API int libscan_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
-
-/* Temp storage for one call, as libscan's entry points get it: the caller's
- * buffer aligned up, or a stream-ordered allocation when there is none. */
-typedef struct libscan_temp {
-    void *ptr;    /* aligned to LIBSCAN_TEMP_ALIGNMENT (NULL if no temp) */
-    size_t bytes; /* usable bytes from ptr */
-    void *owned;  /* the allocation made by libscan_temp_acquire, or NULL */
-} libscan_temp_t;
+LIBSCAN_API libscan_status_t libscan_temp_cache_release(void);
 
 /*
- * libscan_temp_acquire: fills *t for a call that needs `need` bytes (a
- * *_temp_bytes() result, alignment slack included). With d_temp != NULL it
- * uses the caller's temp_bytes bytes from d_temp, aligned up (the caller
- * checks temp_bytes >= need first); with d_temp == NULL and need > 0 it
- * allocates need bytes with cudaMallocAsync on `stream`; with neither,
- * t->ptr is NULL. Returns SUCCESS, OUT_OF_MEMORY or CUDA (allocation
- * failures; the error has been consumed). No synchronisation.
+ * libscan_temp_cache_set_limit: the most bytes the current device's cached
+ * blocks may hold together (default: a quarter of its memory). 0 turns the
+ * cache off for that device (every call without temp then allocates and frees
+ * from the pool). Blocks already cached stay until they grow or are released.
+ * Returns SUCCESS or CUDA.
  */
-LIBSCAN_API libscan_status_t libscan_temp_acquire(void *d_temp, size_t temp_bytes, size_t need, cudaStream_t stream,
-                                                  libscan_temp_t *t);
+LIBSCAN_API libscan_status_t libscan_temp_cache_set_limit(size_t bytes);
 
 /*
- * libscan_temp_release: frees, stream-ordered on `stream`, what
- * libscan_temp_acquire allocated (nothing when the caller gave the temp), so
- * work enqueued before it on `stream` may still use the memory. Returns
- * SUCCESS, or CUDA when the free fails (the error has been consumed).
+ * libscan_temp_cache_info: for the current device, the bytes the cached
+ * blocks hold, the bytes libscan's pool holds from the driver
+ * (cudaMemPoolAttrReservedMemCurrent: cached blocks plus what a
+ * synchronisation has not yet returned, in the driver's granules), and the
+ * limit. Any pointer may be NULL. Creates the device's pool if there is none
+ * yet. Returns SUCCESS or CUDA.
  */
-LIBSCAN_API libscan_status_t libscan_temp_release(libscan_temp_t *t, cudaStream_t stream);
+LIBSCAN_API libscan_status_t libscan_temp_cache_info(size_t *cached_bytes, size_t *pool_bytes, size_t *limit_bytes);
 
 #ifdef __cplusplus
 } /* extern "C" */

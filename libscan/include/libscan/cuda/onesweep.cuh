@@ -1,0 +1,391 @@
+// onesweep.cuh -- the device side of the radix sort: key mapping, the upfront
+// histogram of every pass, its scan, and the one-kernel-per-pass sort.
+//
+// One sort of P 8-bit passes is
+//   1. histogram_kernel: one read of the keys counts, for every pass, how many
+//      keys have each digit (P x 256 counters);
+//   2. digit_base_kernel: an exclusive scan of each pass's 256 counts with
+//      libscan::BlockScan gives where each digit's keys start in the output;
+//   3. per pass, pass_kernel: a block takes the next tile (atomic counter),
+//      loads its keys warp-striped (key k of lane l of warp w is tile item
+//      w*32*IPT + k*32 + l, so every load is coalesced), ranks each key among
+//      the equal digits of its warp (peers found by one ballot per digit bit,
+//      warp-private counters, in item order: this is what makes the sort
+//      stable), turns
+//      the per-warp counts into tile offsets (per digit over warps, then a
+//      libscan::BlockScan over digits), publishes its digit counts and learns
+//      each digit's offset from the earlier tiles by look-back
+//      (digit_lookback.cuh), then scatters keys (and values) through shared
+//      memory so that consecutive threads write consecutive outputs of one
+//      digit.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "libscan/cuda/block_scan.cuh"
+#include "libscan/cuda/digit_lookback.cuh"
+#include "libscan/cuda/sort_tuning.cuh"
+
+namespace libscan::sort {
+
+// Keys are handled as their raw unsigned bits K (uint8/16/32/64_t).
+// mapped(x) = x ^ xor_all ^ (sign(x) ? xor_neg : 0), where
+//   unsigned: xor_all = 0,        xor_neg = 0
+//   signed:   xor_all = sign bit, xor_neg = 0
+//   float:    xor_all = sign bit, xor_neg = ~sign bit (negative: all bits flip)
+// and descending complements xor_all.
+template <typename K> struct Codec {
+    K xor_all;
+    K xor_neg;
+    __host__ __device__ __forceinline__ K map(K x) const {
+        // All ones where x is negative, without a branch or a select.
+        const K neg = static_cast<K>(static_cast<std::make_signed_t<K>>(x) >> (sizeof(K) * 8 - 1));
+        return static_cast<K>(x ^ xor_all ^ (neg & xor_neg));
+    }
+};
+
+// One pass's digit: bits [shift, shift + 8) of the mapped key, masked.
+template <typename K> struct Digit {
+    Codec<K> codec;
+    unsigned shift;
+    unsigned mask;
+    __device__ __forceinline__ unsigned operator()(K x) const {
+        return static_cast<unsigned>(static_cast<K>(codec.map(x) >> shift)) & mask;
+    }
+};
+
+struct NoValues {};
+
+// ---- 1. histogram of all passes ------------------------------------------
+
+template <typename K> struct HistogramParams {
+    const K *keys;
+    size_t n;
+    Codec<K> codec;
+    unsigned first_shift; // begin_bit
+    unsigned end_bit;
+    int passes;
+    unsigned long long *hist; // [passes][kRadix], zeroed before launch
+};
+
+// Each block counts into shared histograms, PARTS copies per pass taken by
+// lane % PARTS so that lanes with equal digits rarely hit one address, and
+// adds them to the global counts at the end. A round loads IPT keys per
+// thread with 16-byte vectors where aligned; the per-pass shifts and masks
+// are fixed for the launch and the pass loop is unrolled, so a key costs a
+// shift, a mask and one shared atomic per pass. Policy (HistogramTuning
+// holds the one the sort uses; bench/radixsort/histogram_sweep times others):
+//   kBlockThreads, kItemsPerThread, kParts;
+//   kPartMinor:  copies of one digit side by side ([pass][digit][part]), else
+//                whole histograms one after another ([pass][part][digit]);
+//   kUniformVote: a warp whose 32 keys are equal adds 32 once instead of 32
+//                atomics on one address (one shuffle and one vote per key).
+template <typename K, class Policy>
+__global__ void __launch_bounds__(Policy::kBlockThreads) histogram_kernel(const HistogramParams<K> p) {
+    constexpr int BLOCK = Policy::kBlockThreads, IPT = Policy::kItemsPerThread, kParts = Policy::kParts;
+    constexpr int kPasses = int(sizeof(K)) * 8 / kRadixBits < kMaxPasses ? int(sizeof(K)) * 8 / kRadixBits : kMaxPasses;
+    constexpr int V = 16 / int(sizeof(K)); // keys per 16-byte vector
+    static_assert(IPT % V == 0, "radixsort: histogram items per thread must fill whole vectors");
+    __shared__ unsigned s_hist[kPasses][kParts * kRadix];
+    for (int i = threadIdx.x; i < kPasses * kParts * kRadix; i += BLOCK) (&s_hist[0][0])[i] = 0;
+    __syncthreads();
+    // Counter of digit d in this thread's copy: s_hist[pass][d * dstride + poff].
+    const int lane = threadIdx.x & 31, part = lane % kParts;
+    constexpr int dstride = Policy::kPartMinor ? kParts : 1;
+    const int poff = Policy::kPartMinor ? part : part * kRadix;
+
+    unsigned shift[kPasses], mask[kPasses];
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+        shift[pass] = p.first_shift + unsigned(pass) * kRadixBits;
+        const unsigned bits = pass < p.passes ? min(unsigned(kRadixBits), p.end_bit - shift[pass]) : 0u;
+        mask[pass] = (1u << bits) - 1u;
+        if (pass >= p.passes) shift[pass] = 0;
+    }
+    const bool vec_ok = reinterpret_cast<uintptr_t>(p.keys) % 16 == 0;
+
+    constexpr size_t kChunk = size_t(BLOCK) * IPT;
+    for (size_t base = size_t(blockIdx.x) * kChunk; base < p.n; base += size_t(gridDim.x) * kChunk) {
+        K keys[IPT];
+        unsigned ok = 0; // bit k: keys[k] is an input key
+        if (vec_ok && p.n - base >= kChunk) {
+#pragma unroll
+            for (int v = 0; v < IPT / V; ++v) {
+                const uint4 r = reinterpret_cast<const uint4 *>(p.keys + base)[size_t(v) * BLOCK + threadIdx.x];
+                memcpy(&keys[v * V], &r, 16);
+            }
+            ok = IPT == 32 ? ~0u : (1u << IPT) - 1u;
+        } else {
+#pragma unroll
+            for (int k = 0; k < IPT; ++k) {
+                // Same positions as the vector path: vector v of thread t.
+                const size_t i = base + (size_t(k / V) * BLOCK + threadIdx.x) * V + k % V;
+                keys[k] = i < p.n ? p.keys[i] : K(0);
+                if (i < p.n) ok |= 1u << k;
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const K m = p.codec.map(keys[k]);
+            const bool valid = (ok >> k) & 1u;
+            bool uniform = false;
+            if constexpr (Policy::kUniformVote) {
+                // Every lane takes part in the shuffle: no short-circuit around it.
+                const K first = static_cast<K>(__shfl_sync(libscan::kFullMask, m, 0));
+                uniform = __all_sync(libscan::kFullMask, valid && m == first);
+            }
+#pragma unroll
+            for (int pass = 0; pass < kPasses; ++pass) {
+                if (pass >= p.passes) break;
+                const unsigned d = static_cast<unsigned>(m >> shift[pass]) & mask[pass];
+                if (uniform) {
+                    if (lane == 0) atomicAdd(&s_hist[pass][d * dstride], 32u);
+                } else if (valid) {
+                    atomicAdd(&s_hist[pass][d * dstride + poff], 1u);
+                }
+            }
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < p.passes * kRadix; i += BLOCK) {
+        const int pass = i / kRadix, d = i % kRadix;
+        unsigned c = 0;
+#pragma unroll
+        for (int q = 0; q < kParts; ++q) c += s_hist[pass][Policy::kPartMinor ? d * kParts + q : q * kRadix + d];
+        if (c) atomicAdd(p.hist + i, static_cast<unsigned long long>(c));
+    }
+}
+
+// Blocks of histogram_kernel<K, Policy> for n keys on `sms` SMs: enough to
+// cover the keys once, at most Policy::kBlocksPerSm per SM (grid-stride).
+template <class Policy> inline unsigned histogram_blocks(size_t n, int sms) {
+    const size_t chunk = size_t(Policy::kBlockThreads) * Policy::kItemsPerThread;
+    const size_t chunks = (n + chunk - 1) / chunk;
+    const size_t cap = size_t(sms > 0 ? sms : 1) * Policy::kBlocksPerSm;
+    return static_cast<unsigned>(chunks < cap ? chunks : cap);
+}
+
+// ---- 2. where each digit starts, per pass --------------------------------
+
+// One block of kRadix threads per pass; in place over hist[pass][*].
+__global__ void __launch_bounds__(kRadix) digit_base_kernel(unsigned long long *hist) {
+    using Scan = libscan::BlockScan<unsigned long long, kRadix>;
+    __shared__ typename Scan::TempStorage temp;
+    unsigned long long *row = hist + size_t(blockIdx.x) * kRadix;
+    unsigned long long v[1] = {row[threadIdx.x]};
+    Scan(temp).ExclusiveScan(v, libscan::Sum<unsigned long long>());
+    row[threadIdx.x] = v[0];
+}
+
+// ---- 3. one pass -----------------------------------------------------------
+
+template <typename K, typename V, typename W> struct PassParams {
+    const K *keys_in;
+    K *keys_out;
+    const V *values_in; // unused when V is NoValues or iota_values
+    V *values_out;
+    bool iota_values;   // value of key i = i (argsort's first pass)
+    size_t n;
+    Digit<K> digit;
+    const unsigned long long *digit_base; // kRadix starts of this pass
+    unsigned *tile_counter;               // zeroed before launch
+    DigitLookback<W, kRadix> lookback;    // zeroed before launch
+};
+
+// The lanes of the warp whose d equals this lane's, for d < 2^BITS: one
+// ballot per bit, each inverted where this lane's bit is clear. Votes run
+// beside the ALU, where __match_any_sync goes through the MIO pipe that the
+// shared-memory counters already keep busy (ncu: 40% of the pass kernel's
+// stalls were MIO waits with match.any). Written in PTX so that one predicate
+// serves both the vote and the inversion (the C++ form cost ~7 SASS per bit).
+template <int BITS> __device__ __forceinline__ unsigned warp_peers(unsigned d) {
+    unsigned peers = libscan::kFullMask;
+#pragma unroll
+    for (int b = 0; b < BITS; ++b) {
+        unsigned votes;
+        asm volatile("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
+            "and.b32 t, %1, %2;\n\t"
+            "setp.ne.u32 p, t, 0;\n\t"
+            "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+            "@!p not.b32 %0, %0;\n\t}"
+            : "=r"(votes)
+            : "r"(d), "r"(1u << b));
+        peers &= votes;
+    }
+    return peers;
+}
+
+// Ranks each item among the warp's items of the same digit, in item order
+// (item k of lane l comes before item k of lane l+1 and after item k-1 of
+// every lane): peers share the warp's counter for their digit, which the
+// highest peer advances after everyone has read it. counts[] starts at 0
+// and ends holding the warp's count of each digit.
+template <int BITS, int IPT>
+__device__ __forceinline__ void rank_in_warp(const unsigned (&digit)[IPT], unsigned *counts, int lane,
+                                             unsigned short (&rank)[IPT]) {
+    const unsigned lanes_below = (1u << lane) - 1u;
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) {
+        const unsigned peers = warp_peers<BITS>(digit[k]);
+        const int leader = 31 - __clz(peers);
+        unsigned before = 0;
+        if (lane == leader) {
+            before = counts[digit[k]];
+            counts[digit[k]] = before + unsigned(__popc(peers));
+        }
+        before = __shfl_sync(libscan::kFullMask, before, leader);
+        rank[k] = static_cast<unsigned short>(before + unsigned(__popc(peers & lanes_below)));
+        __syncwarp();
+    }
+}
+
+template <typename K, typename V, typename W, int BLOCK, int IPT, int WINDOW>
+__global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p) {
+    constexpr bool kValues = !std::is_same<V, NoValues>::value;
+    constexpr int kWarps = BLOCK / 32;
+    constexpr int kTile = BLOCK * IPT;
+    constexpr int kWarpItems = 32 * IPT;
+    constexpr size_t kValueBytes = kValues ? sizeof(V) : 0;
+    constexpr size_t kExchangeBytes = size_t(kTile) * (sizeof(K) > kValueBytes ? sizeof(K) : kValueBytes);
+    static_assert(BLOCK >= kRadix, "radixsort: a block needs a thread per digit");
+    static_assert(kWarpItems < 65536, "radixsort: warp ranks are kept in 16 bits");
+    using Scan = libscan::BlockScan<unsigned, BLOCK>;
+
+    __shared__ alignas(16) unsigned char s_exchange[kExchangeBytes];
+    // Per warp and digit: the warp's count, then where the warp's keys of the
+    // digit start in the tile. +1: the padding items' digit.
+    __shared__ unsigned s_warp_hist[kWarps][kRadix + 1];
+    __shared__ unsigned long long s_global[kRadix];
+    __shared__ typename Scan::TempStorage s_scan;
+    __shared__ unsigned s_tile;
+
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    if (t == 0) s_tile = atomicAdd(p.tile_counter, 1u);
+    for (int i = lane; i < kRadix + 1; i += 32) s_warp_hist[warp][i] = 0;
+    __syncthreads();
+    const unsigned tile = s_tile;
+    const size_t tile_base = size_t(tile) * kTile;
+    const size_t left = p.n - tile_base;
+    const int valid = left < size_t(kTile) ? int(left) : kTile;
+    const int warp_base = warp * kWarpItems;
+
+    // Load (warp-striped) and take each key's digit; padding gets kRadix.
+    K keys[IPT];
+    unsigned digit[IPT];
+    if (valid == kTile) {
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) keys[k] = p.keys_in[tile_base + warp_base + k * 32 + lane];
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) digit[k] = p.digit(keys[k]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int i = warp_base + k * 32 + lane;
+            keys[k] = i < valid ? p.keys_in[tile_base + i] : K(0);
+            digit[k] = i < valid ? p.digit(keys[k]) : unsigned(kRadix);
+        }
+    }
+
+    // Rank inside the warp, in item order (this is what makes the sort stable).
+    unsigned short rank[IPT];
+    if (valid == kTile) rank_in_warp<kRadixBits, IPT>(digit, s_warp_hist[warp], lane, rank);
+    else rank_in_warp<kRadixBits + 1, IPT>(digit, s_warp_hist[warp], lane, rank); // padding has digit kRadix
+    __syncthreads();
+
+    // Thread d < kRadix: warp counts of digit d -> exclusive offsets over warps,
+    // and the tile's count of d, published at once for later tiles.
+    unsigned tile_count = 0;
+    if (t < kRadix) {
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) {
+            const unsigned c = s_warp_hist[w][t];
+            s_warp_hist[w][t] = tile_count;
+            tile_count += c;
+        }
+        p.lookback.publish_count(tile, t, tile_count);
+    }
+    unsigned start[1] = {tile_count};
+    Scan(s_scan).ExclusiveScan(start, libscan::Sum<unsigned>()); // synchronises the block
+    if (t < kRadix) {
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) s_warp_hist[w][t] += start[0];
+    }
+    __syncthreads();
+
+    // Keys to their place in the tile sorted by digit.
+    K *s_keys = reinterpret_cast<K *>(s_exchange);
+    int local[IPT];
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) {
+        local[k] = -1;
+        if (digit[k] < unsigned(kRadix)) {
+            local[k] = int(s_warp_hist[warp][digit[k]] + rank[k]);
+            s_keys[local[k]] = keys[k];
+        }
+    }
+
+    // Values are loaded now, so that their latency hides behind the
+    // look-back and the key scatter (keys[] is dead here, values[] takes its
+    // registers).
+    [[maybe_unused]] V values[kValues ? IPT : 1];
+    if constexpr (kValues) {
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int i = warp_base + k * 32 + lane;
+            if (p.iota_values) values[k] = static_cast<V>(tile_base + unsigned(i));
+            else values[k] = i < valid ? p.values_in[tile_base + i] : V(0);
+        }
+    }
+
+    // Global start of each digit's run in this tile (wrapping arithmetic: the
+    // tile position i of the run is added back when scattering).
+    if (t < kRadix) {
+        const W before = p.lookback.template exclusive<WINDOW>(tile, t, W(tile_count));
+        s_global[t] = p.digit_base[t] + static_cast<unsigned long long>(before) - start[0];
+    }
+    __syncthreads();
+
+    // Keys out; with values, each scattered key's digit is kept (8 bits, four
+    // to a register) to place its value the same way.
+    [[maybe_unused]] unsigned packed[kValues ? (IPT + 3) / 4 : 1];
+#pragma unroll
+    for (int j = 0; j < IPT; ++j) {
+        const int i = t + j * BLOCK;
+        unsigned d = 0;
+        if (i < valid) {
+            const K key = s_keys[i];
+            d = p.digit(key);
+            p.keys_out[s_global[d] + unsigned(i)] = key;
+        }
+        if constexpr (kValues) {
+            if (j % 4 == 0) packed[j / 4] = 0;
+            packed[j / 4] |= d << (8 * (j % 4));
+        }
+    }
+
+    if constexpr (kValues) {
+        __syncthreads(); // every key has left the exchange buffer
+        V *s_values = reinterpret_cast<V *>(s_exchange);
+#pragma unroll
+        for (int k = 0; k < IPT; ++k)
+            if (local[k] >= 0) s_values[local[k]] = values[k];
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < IPT; ++j) {
+            const int i = t + j * BLOCK;
+            const unsigned d = (packed[j / 4] >> (8 * (j % 4))) & 0xffu;
+            if (i < valid) p.values_out[s_global[d] + unsigned(i)] = s_values[i];
+        }
+    }
+}
+
+// argsort with no passes: indices 0, 1, 2, ...
+template <typename V> __global__ void iota_kernel(V *out, size_t n) {
+    const size_t stride = size_t(gridDim.x) * blockDim.x;
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = static_cast<V>(i);
+}
+
+} // namespace libscan::sort

@@ -1,0 +1,68 @@
+// radixsort_tuning.cuh -- every tuning constant of the radix sort, in one table.
+//
+// Entries that name a run were chosen by it; the others are first choices,
+// still to be swept with bench/radixsort on the H100.
+// A tile must fit in static shared memory (48 KB) with the warp histograms:
+// the exchange buffer holds a tile of max(key, value) bytes.
+#pragma once
+
+namespace libscan::sort {
+
+constexpr int kRadixBits = 8;
+constexpr int kRadix = 1 << kRadixBits;
+constexpr int kMaxPasses = 8; // 64-bit keys
+
+// The per-pass (onesweep) kernel, chosen by the widest of key and value and
+// by whether values travel. 4-byte keys only: 384 threads x 20 keys = 7680
+// keys per tile, 30 KB of exchange + 12 KB of warp histograms; with 4-byte
+// values, 448 x 16 = 7168, 28 KB + 14 KB. 8-byte: 256 x 16 = 4096, 32 KB +
+// 8 KB.
+// Chosen by: bench/results/2026-11-21-h100-radix-ipt/ (2^28 on the H100,
+// ballot ranking: u32 keys 384 x 20 8.56 ms against 8.98 ms for 384 x 16);
+// u32/u32 pairs: bench/results/2026-11-22-h100-radix-pairs/ (2^28, H100,
+// scratch builds): 448 x 16 9.49 ms = 1.082x CUB, 512 x 14 1.084x, 512 x 12
+// 1.113x, 384 x 16 (the former entry) 1.119x, 384 x 12 1.219x, 256 x 20
+// 1.208x, 256 x 16 1.295x, 640 x 10 1.432x.
+// kLookbackWindow: earlier tiles' digit words read per round trip of the
+// digit look-back (digit_lookback.cuh). 4 took u32 keys from 6.31 to 6.17 ms
+// at 2^28 (bench/results/2026-11-22-h100-3607aca/), but cost the other
+// kernels spills or registers: u32/u32 pairs 9.85 -> 10.10 ms, u64/u32
+// pairs 26.9 -> 30.4 ms; they keep 1.
+template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
+    static constexpr int kBlockThreads = 448;
+    static constexpr int kItemsPerThread = 16;
+    static constexpr int kLookbackWindow = 1;
+};
+template <> struct PassTuning<4, false> {
+    static constexpr int kBlockThreads = 384;
+    static constexpr int kItemsPerThread = 20;
+    static constexpr int kLookbackWindow = 4;
+};
+template <bool PAIRS> struct PassTuning<8, PAIRS> {
+    static constexpr int kBlockThreads = 256;
+    static constexpr int kItemsPerThread = 16;
+    static constexpr int kLookbackWindow = 1;
+};
+
+// The upfront histogram kernel (onesweep.cuh says what each field does):
+// threads per block, keys per thread per round, blocks per SM of the
+// grid-stride grid, shared copies and their layout, the equal-warp vote.
+// Chosen by: bench/results/2026-11-22-h100-sweeps/histogram-sweep.txt (2^28
+// u32 on the H100, read floor 351 us): this one 522 / 513 / 512 us for
+// uniform / sorted / all-equal keys, against 814 / 814 / 856 us for the
+// former 4 copies with the equal-warp vote. The vote cost more than the
+// same-address atomics it saves, and one copy is as fast as four.
+struct HistogramTuning {
+    static constexpr int kBlockThreads = 256;
+    static constexpr int kItemsPerThread = 16; // four 16-byte loads of 4-byte keys per round
+    static constexpr int kBlocksPerSm = 8;
+    static constexpr int kParts = 1;           // shared histogram copies per pass (by lane % kParts)
+    static constexpr bool kPartMinor = false;  // (copies one after another; moot with one)
+    static constexpr bool kUniformVote = false;
+};
+
+// Status words of the look-back: 32-bit (2-bit flag + 30-bit count) while
+// counts fit 30 bits, else 64-bit (2-bit flag + 62-bit count).
+constexpr unsigned long long kNarrowStatusLimit = 1ull << 30;
+
+} // namespace libscan::sort

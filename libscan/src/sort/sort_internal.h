@@ -1,0 +1,44 @@
+/* radixsort_internal.h -- what the C entry points (radixsort_api.c) hand to
+ * the CUDA launcher (radixsort_launch.cu) once every argument is checked.
+ * Not installed. */
+#ifndef LIBSCAN_SORT_INTERNAL_H
+#define LIBSCAN_SORT_INTERNAL_H
+
+#include <libscan/sort.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A checked sort. Pass i of P reads the previous pass's output (keys_in for
+ * the first) and writes keys_out when P-1-i is even, else keys_alt; so the
+ * last pass always ends in keys_out. keys_in may equal keys_out only when P
+ * is even (the double buffer); keys_alt differs from both. Same for values. */
+typedef struct libscan__sort_plan {
+    libscan_dtype_t key;
+    size_t value_bytes; /* 0, 4 or 8 */
+    size_t count;
+    int descending;
+    unsigned begin_bit, end_bit; /* resolved: end_bit > 0 */
+    int passes;
+    const void *keys_in;
+    void *keys_out;
+    void *keys_alt;
+    const void *values_in; /* NULL with iota_values */
+    void *values_out;
+    void *values_alt;
+    int iota_values;       /* argsort: the first pass makes value i = i */
+    void *scratch;         /* 256-byte aligned, libscan__sort_scratch_bytes() */
+} libscan__sort_plan_t;
+
+/* Bytes of counters, histograms and look-back words for a sort of `count`
+ * keys of key_bytes with value_bytes values (0 when count is 0). Host only. */
+size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_bytes);
+
+/* Enqueues the sort. Returns the first CUDA error met. */
+cudaError_t libscan__sort_launch(const libscan__sort_plan_t *plan, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,176 @@
+// radixsort_launch.cu -- enqueues a checked sort (radixsort_internal.h): the
+// upfront histogram, its scan, then one pass kernel per 8 bits, ping-ponging
+// between the plan's buffers. No allocation, no synchronisation.
+#include "sort_internal.h"
+#include "libscan/cuda/onesweep.cuh"
+
+#include <climits>
+
+namespace libscan::sort {
+namespace {
+
+constexpr size_t kCounterBytes = 256; // one tile counter per pass
+constexpr size_t kHistBytes = size_t(kMaxPasses) * kRadix * sizeof(unsigned long long);
+
+size_t round_up(size_t x) { return (x + 255) / 256 * 256; }
+
+template <int BYTES, bool PAIRS> constexpr int tile_items() {
+    return PassTuning<BYTES, PAIRS>::kBlockThreads * PassTuning<BYTES, PAIRS>::kItemsPerThread;
+}
+int tile_items_for(size_t key_bytes, size_t value_bytes) {
+    const size_t widest = key_bytes > value_bytes ? key_bytes : value_bytes;
+    if (value_bytes) return widest >= 8 ? tile_items<8, true>() : tile_items<4, true>();
+    return widest >= 8 ? tile_items<8, false>() : tile_items<4, false>();
+}
+size_t status_word_bytes(size_t count) {
+    return count < kNarrowStatusLimit ? sizeof(unsigned) : sizeof(unsigned long long);
+}
+
+template <typename K> Codec<K> make_codec(libscan_dtype_t key, bool descending) {
+    const K sign = static_cast<K>(K(1) << (sizeof(K) * 8 - 1));
+    Codec<K> c{K(0), K(0)};
+    if (key == LIBSCAN_I32 || key == LIBSCAN_I64) c.xor_all = sign;
+    if (key == LIBSCAN_F32 || key == LIBSCAN_F64) {
+        c.xor_all = sign;
+        c.xor_neg = static_cast<K>(~sign);
+    }
+    if (descending) c.xor_all = static_cast<K>(~c.xor_all);
+    return c;
+}
+
+template <typename K, typename V, typename W>
+cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, char *scratch, int sms,
+                       cudaStream_t stream) {
+    constexpr size_t kValueBytes = std::is_same<V, NoValues>::value ? 0 : sizeof(V);
+    constexpr size_t kWidest = sizeof(K) > kValueBytes ? sizeof(K) : kValueBytes;
+    constexpr int kBytes = kWidest >= 8 ? 8 : 4; // as tile_items_for()
+    using Tuning = PassTuning<kBytes, (kValueBytes > 0)>;
+    constexpr int BLOCK = Tuning::kBlockThreads;
+    constexpr int IPT = Tuning::kItemsPerThread;
+    constexpr int kTile = BLOCK * IPT;
+    (void)sms;
+
+    const size_t tiles = (pl.count + kTile - 1) / kTile;
+    if (tiles > 0xffffffffull) return cudaErrorInvalidValue;
+    unsigned *counters = reinterpret_cast<unsigned *>(scratch);
+    unsigned long long *hist = reinterpret_cast<unsigned long long *>(scratch + kCounterBytes);
+    W *status = reinterpret_cast<W *>(scratch + kCounterBytes + kHistBytes);
+    const size_t status_bytes = DigitLookback<W, kRadix>::bytes(tiles);
+
+    const K *src = static_cast<const K *>(pl.keys_in);
+    const V *vsrc = static_cast<const V *>(pl.values_in);
+    for (int pass = 0; pass < pl.passes; ++pass) {
+        const bool to_out = ((pl.passes - 1 - pass) % 2) == 0;
+        K *dst = static_cast<K *>(to_out ? pl.keys_out : pl.keys_alt);
+        V *vdst = static_cast<V *>(to_out ? pl.values_out : pl.values_alt);
+        if (pass > 0) {
+            cudaError_t e = cudaMemsetAsync(status, 0, status_bytes, stream);
+            if (e != cudaSuccess) return e;
+        }
+        PassParams<K, V, W> p;
+        p.keys_in = src;
+        p.keys_out = dst;
+        p.values_in = vsrc;
+        p.values_out = vdst;
+        p.iota_values = pl.iota_values && pass == 0;
+        p.n = pl.count;
+        const unsigned shift = pl.begin_bit + unsigned(pass) * kRadixBits;
+        const unsigned bits = pl.end_bit - shift < unsigned(kRadixBits) ? pl.end_bit - shift : unsigned(kRadixBits);
+        p.digit = Digit<K>{codec, shift, (1u << bits) - 1u};
+        p.digit_base = hist + size_t(pass) * kRadix;
+        p.tile_counter = counters + pass;
+        p.lookback = DigitLookback<W, kRadix>{status};
+        pass_kernel<K, V, W, BLOCK, IPT, Tuning::kLookbackWindow><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+        src = dst;
+        vsrc = vdst;
+    }
+    return cudaSuccess;
+}
+
+template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl, cudaStream_t stream) {
+    const size_t n = pl.count;
+    const size_t vbytes = std::is_same<V, NoValues>::value ? 0 : sizeof(V);
+    // Nothing to order: the result is the input (copied when it must move).
+    if (n <= 1 || pl.passes == 0) {
+        if (n == 0) return cudaSuccess;
+        cudaError_t e = cudaSuccess;
+        if (pl.keys_out != pl.keys_in)
+            e = cudaMemcpyAsync(pl.keys_out, pl.keys_in, n * sizeof(K), cudaMemcpyDeviceToDevice, stream);
+        if constexpr (!std::is_same<V, NoValues>::value) {
+            if (e != cudaSuccess) return e;
+            if (pl.iota_values) {
+                const unsigned blocks = static_cast<unsigned>(n / 256 + 1 < 65536 ? n / 256 + 1 : 65536);
+                iota_kernel<V><<<blocks, 256, 0, stream>>>(static_cast<V *>(pl.values_out), n);
+                e = cudaGetLastError();
+            } else if (pl.values_out != pl.values_in) {
+                e = cudaMemcpyAsync(pl.values_out, pl.values_in, n * vbytes, cudaMemcpyDeviceToDevice, stream);
+            }
+        }
+        return e;
+    }
+
+    int device = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e != cudaSuccess) return e;
+
+    char *scratch = static_cast<char *>(pl.scratch);
+    const size_t tiles = (n + tile_items_for(sizeof(K), vbytes) - 1) / tile_items_for(sizeof(K), vbytes);
+    const size_t wbytes = status_word_bytes(n);
+    // Counters, histograms and the first pass's look-back words in one memset.
+    e = cudaMemsetAsync(scratch, 0, kCounterBytes + kHistBytes + tiles * kRadix * wbytes, stream);
+    if (e != cudaSuccess) return e;
+
+    const Codec<K> codec = make_codec<K>(pl.key, pl.descending != 0);
+    HistogramParams<K> hp;
+    hp.keys = static_cast<const K *>(pl.keys_in);
+    hp.n = n;
+    hp.codec = codec;
+    hp.first_shift = pl.begin_bit;
+    hp.end_bit = pl.end_bit;
+    hp.passes = pl.passes;
+    hp.hist = reinterpret_cast<unsigned long long *>(scratch + kCounterBytes);
+    histogram_kernel<K, HistogramTuning>
+        <<<histogram_blocks<HistogramTuning>(n, sms), HistogramTuning::kBlockThreads, 0, stream>>>(hp);
+    e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    digit_base_kernel<<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(hp.hist);
+    e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+
+    if (wbytes == sizeof(unsigned)) return run_passes<K, V, unsigned>(pl, codec, scratch, sms, stream);
+    return run_passes<K, V, unsigned long long>(pl, codec, scratch, sms, stream);
+}
+
+template <typename K> cudaError_t run_key(const libscan__sort_plan_t &pl, cudaStream_t stream) {
+    switch (pl.value_bytes) {
+    case 0: return run<K, NoValues>(pl, stream);
+    case 4: return run<K, uint32_t>(pl, stream);
+    case 8: return run<K, uint64_t>(pl, stream);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+} // namespace
+} // namespace libscan::sort
+
+extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_bytes) {
+    using namespace libscan::sort;
+    if (count == 0) return 0;
+    const size_t tile = size_t(tile_items_for(key_bytes, value_bytes));
+    const size_t tiles = (count + tile - 1) / tile;
+    return kCounterBytes + kHistBytes + round_up(tiles * kRadix * status_word_bytes(count));
+}
+
+extern "C" cudaError_t libscan__sort_launch(const libscan__sort_plan_t *plan, cudaStream_t stream) {
+    using namespace libscan::sort;
+    switch (libscan_dtype_size(plan->key)) {
+    case 1: return run_key<uint8_t>(*plan, stream);
+    case 2: return run_key<uint16_t>(*plan, stream);
+    case 4: return run_key<uint32_t>(*plan, stream);
+    case 8: return run_key<uint64_t>(*plan, stream);
+    default: return cudaErrorInvalidValue;
+    }
+}

@@ -1,0 +1,298 @@
+/* test_radixsort_lib.c -- the GPU radix sort (label gpu) against the qsort
+ * reference: every key type x direction x keys/pairs(4, 8 bytes) x
+ * distribution at sizes 0, 1, tile +-1 (both tile shapes) and 2^20+7; the
+ * out-of-place, double-buffer and argsort entry points; bit ranges; caller
+ * temp and streams; the 1-bit split reference sort (libscan scan); and 2^28
+ * u32 pairs checked exactly (sorted, a permutation, stable). Outputs are
+ * poisoned before every sort. */
+#include "support/harness.h"
+#include "sort_reference.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MODE_OUT_OF_PLACE, MODE_DOUBLE_BUFFER, MODE_ARGSORT };
+
+static void *dmalloc(size_t bytes) {
+    void *p = NULL;
+    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+    return p;
+}
+
+/* One sort on the GPU, checked against the reference. */
+static void gpu_case(libscan_dtype_t key, ref_dist_t dist, int desc, size_t vb, size_t n, unsigned begin,
+                     unsigned end, int mode, int caller_temp, uint64_t idx) {
+    const size_t ks = libscan_dtype_size(key);
+    rng_t r;
+    rng_init(&r, "gpu-sort", idx);
+    unsigned char *keys = malloc(n * ks + 8), *out = malloc(n * ks + 8);
+    unsigned char *vals = malloc(n * 8 + 8), *vout = malloc(n * 8 + 8);
+    ref_fill(&r, key, dist, keys, n);
+    if (vb) ref_iota(vals, n, vb);
+    if (vb && mode != MODE_ARGSORT) /* random values: the payload must move with its key */
+        for (size_t i = 0; i < n * vb; ++i) vals[i] = (unsigned char)rng_u32(&r);
+
+    libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
+    o.descending = desc;
+    o.begin_bit = begin;
+    o.end_bit = end;
+    void *dk0 = dmalloc(n * ks), *dk1 = dmalloc(n * ks), *dv0 = dmalloc(n * 8), *dv1 = dmalloc(n * 8);
+    CUDA_CHECK(cudaMemcpy(dk0, keys, n * ks, cudaMemcpyHostToDevice));
+    if (vb && mode != MODE_ARGSORT) CUDA_CHECK(cudaMemcpy(dv0, vals, n * vb, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dk1, 0xAB, n * ks + 0));
+    CUDA_CHECK(cudaMemset(dv1, 0xAB, n * 8));
+    void *temp = NULL;
+    if (caller_temp) {
+        const libscan_sort_mode_t m = mode == MODE_OUT_OF_PLACE ? LIBSCAN_SORT_OUT_OF_PLACE
+                                 : mode == MODE_DOUBLE_BUFFER ? LIBSCAN_SORT_DOUBLE_BUFFER
+                                                              : LIBSCAN_SORT_ARGSORT;
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(m, n, key, mode == MODE_ARGSORT ? vb : vb, &o.temp_bytes));
+        temp = dmalloc(o.temp_bytes);
+        o.d_temp = temp;
+    }
+    const void *res_k = dk1, *res_v = dv1;
+    if (mode == MODE_OUT_OF_PLACE) {
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(dk0, dk1, vb ? dv0 : NULL, vb ? dv1 : NULL, n, key, vb, &o, 0));
+    } else if (mode == MODE_DOUBLE_BUFFER) {
+        libscan_double_buffer_t db = {{dk0, dk1}, {vb ? dv0 : NULL, vb ? dv1 : NULL}, 0};
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_double_buffer(&db, n, key, vb, &o, 0));
+        const int passes = libscan_sort_num_passes(key, begin, end);
+        assert_int_equal(db.selector, passes & 1);
+        res_k = db.d_keys[db.selector];
+        res_v = db.d_values[db.selector];
+    } else {
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_argsort(dk0, (idx & 1) ? NULL : dk1, dv1, n, key, vb, &o, 0));
+        if (idx & 1) res_k = NULL;
+    }
+    CUDA_SYNC();
+    if (res_k) CUDA_CHECK(cudaMemcpy(out, res_k, n * ks, cudaMemcpyDeviceToHost));
+    if (vb) CUDA_CHECK(cudaMemcpy(vout, res_v, n * vb, cudaMemcpyDeviceToHost));
+    size_t *perm = ref_order(key, keys, n, desc, begin, end);
+    if (!res_k) memcpy(out, keys, 0); /* argsort without keys_out: check the indices only */
+    size_t bad = res_k ? ref_first_mismatch(perm, n, ks, keys, out, vb, vals, vout)
+                       : ref_first_mismatch(perm, n, 0, keys, out, vb, vals, vout);
+    if (bad != n)
+        TFAIL("gpu sort mode %d %s %s %s values=%zu n=%zu bits [%u,%u) temp=%d: first mismatch at %zu", mode,
+              libscan_dtype_name(key), ref_dist_name(dist), desc ? "desc" : "asc", vb, n, begin, end, caller_temp,
+              bad);
+    free(perm);
+    CUDA_CHECK(cudaFree(dk0));
+    CUDA_CHECK(cudaFree(dk1));
+    CUDA_CHECK(cudaFree(dv0));
+    CUDA_CHECK(cudaFree(dv1));
+    if (temp) CUDA_CHECK(cudaFree(temp));
+    free(keys);
+    free(out);
+    free(vals);
+    free(vout);
+}
+
+static const size_t kSizes[] = {0, 1, 2, 6143, 6144, 6145, 4095, 4096, 4097, 100003};
+
+static void test_every_type_direction_distribution(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 0;
+    for (int k = 0; k < 8; ++k)
+        for (int d = 0; d < DIST_COUNT; ++d)
+            for (int desc = 0; desc < 2; ++desc)
+                for (size_t vi = 0; vi < 3; ++vi)
+                    for (size_t s = 0; s < sizeof kSizes / sizeof kSizes[0]; ++s) {
+                        const size_t vbs[3] = {0, 4, 8};
+                        if (test_size_allowed(kSizes[s]))
+                            gpu_case(ref_all_keys[k], (ref_dist_t)d, desc, vbs[vi], kSizes[s], 0, 0,
+                                     (int)(idx % 2), (int)(idx / 2 % 2), idx);
+                        ++idx;
+                    }
+}
+
+static void test_prime_near_2pow20(void **state) {
+    (void)state;
+    test_require_gpu();
+    const size_t n = test_capped_n(((size_t)1 << 20) + 7, 1);
+    uint64_t idx = 5000;
+    for (int k = 0; k < 8; ++k)
+        for (int d = 0; d < DIST_COUNT; ++d) {
+            gpu_case(ref_all_keys[k], (ref_dist_t)d, (int)(idx & 1), (idx % 3) * 4, n, 0, 0, MODE_OUT_OF_PLACE, 0,
+                     idx);
+            ++idx;
+        }
+}
+
+static void test_stability_pairs_equal_keys(void **state) {
+    (void)state;
+    test_require_gpu();
+    for (int k = 0; k < 8; ++k)
+        for (int desc = 0; desc < 2; ++desc) {
+            gpu_case(ref_all_keys[k], DIST_TWO_DISTINCT, desc, 4, test_capped_n(200003, 1), 0, 0, MODE_ARGSORT, 0,
+                     6000 + k * 2 + desc);
+            gpu_case(ref_all_keys[k], DIST_ALL_EQUAL, desc, 8, test_capped_n(70001, 1), 0, 0, MODE_ARGSORT, 1,
+                     6100 + k * 2 + desc);
+        }
+}
+
+static void test_bit_ranges(void **state) {
+    (void)state;
+    test_require_gpu();
+    const unsigned ranges[][2] = {{4, 20}, {0, 1}, {31, 32}, {8, 8}, {0, 13}, {5, 32}};
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; ++i)
+        for (int mode = 0; mode < 3; ++mode) {
+            gpu_case(LIBSCAN_U32, DIST_UNIFORM, (int)i & 1, 4, 50021, ranges[i][0], ranges[i][1], mode, 0, 7000 + i * 3 + mode);
+            gpu_case(LIBSCAN_I32, DIST_UNIFORM, (int)(i + 1) & 1, mode == MODE_ARGSORT ? 8 : 0, 50021, ranges[i][0],
+                     ranges[i][1], mode, 1, 7100 + i * 3 + mode);
+        }
+    gpu_case(LIBSCAN_U64, DIST_UNIFORM, 0, 8, 30011, 3, 61, MODE_DOUBLE_BUFFER, 0, 7200);
+    gpu_case(LIBSCAN_I64, DIST_UNIFORM, 1, 4, 30011, 40, 64, MODE_OUT_OF_PLACE, 0, 7201);
+}
+
+static void test_argsort_all_types(void **state) {
+    (void)state;
+    test_require_gpu();
+    for (int k = 0; k < 8; ++k)
+        for (size_t ib = 4; ib <= 8; ib += 4)
+            for (size_t s = 0; s < sizeof kSizes / sizeof kSizes[0]; ++s)
+                if (test_size_allowed(kSizes[s]))
+                    gpu_case(ref_all_keys[k], DIST_SIXTEEN_DISTINCT, (int)s & 1, ib, kSizes[s], 0, 0, MODE_ARGSORT,
+                             (int)ib == 8, 8000 + k * 100 + ib * 10 + s);
+}
+
+/* The 1-bit split sort (libscan's C API scan) and the radix sort agree. */
+static void test_split_reference(void **state) {
+    (void)state;
+    test_require_gpu();
+    const size_t n = test_capped_n(100003, 1);
+    rng_t r;
+    rng_init(&r, "split", 0);
+    uint32_t *keys = malloc(n * 4), *split = malloc(n * 4), *out = malloc(n * 4);
+    ref_fill(&r, LIBSCAN_U32, DIST_UNIFORM, keys, n);
+    memcpy(split, keys, n * 4);
+    if (ref_split_sort_u32(split, n) != 0) TFAIL("split reference sort failed");
+    void *d_in = dmalloc(n * 4), *d_out = dmalloc(n * 4);
+    CUDA_CHECK(cudaMemcpy(d_in, keys, n * 4, cudaMemcpyHostToDevice));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(d_in, d_out, NULL, NULL, n, LIBSCAN_U32, 0, NULL, 0));
+    CUDA_CHECK(cudaMemcpy(out, d_out, n * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; ++i)
+        if (out[i] != split[i]) TFAIL("radix sort and split sort differ at %zu: %u vs %u", i, out[i], split[i]);
+    /* The split sort itself agrees with qsort. */
+    size_t *perm = ref_order(LIBSCAN_U32, keys, n, 0, 0, 0);
+    assert_int_equal(ref_first_mismatch(perm, n, 4, keys, split, 0, NULL, NULL), n);
+    free(perm);
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    free(keys);
+    free(split);
+    free(out);
+}
+
+/* On a created stream with caller temp, twice with the same temp: the same
+ * (correct) result, and the input is untouched (out-of-place). */
+static void test_stream_and_temp_reuse(void **state) {
+    (void)state;
+    test_require_gpu();
+    const size_t n = test_capped_n(300007, 1);
+    rng_t r;
+    rng_init(&r, "stream", 0);
+    float *keys = malloc(n * 4), *out = malloc(n * 4), *back = malloc(n * 4);
+    ref_fill(&r, LIBSCAN_F32, DIST_FLOAT_SPECIALS, keys, n);
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    size_t tb = 0;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(n, LIBSCAN_F32, 0, LIBSCAN_SORT_OUT_OF_PLACE, &tb));
+    void *d_in = dmalloc(n * 4), *d_out = dmalloc(n * 4), *temp = dmalloc(tb);
+    CUDA_CHECK(cudaMemcpy(d_in, keys, n * 4, cudaMemcpyHostToDevice));
+    libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
+    o.d_temp = temp;
+    o.temp_bytes = tb;
+    size_t *perm = ref_order(LIBSCAN_F32, keys, n, 0, 0, 0);
+    for (int rep = 0; rep < 2; ++rep) {
+        CUDA_CHECK(cudaMemsetAsync(d_out, 0xCD, n * 4, s));
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(d_in, d_out, NULL, NULL, n, LIBSCAN_F32, 0, &o, s));
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        CUDA_CHECK(cudaMemcpy(out, d_out, n * 4, cudaMemcpyDeviceToHost));
+        assert_int_equal(ref_first_mismatch(perm, n, 4, keys, out, 0, NULL, NULL), n);
+    }
+    CUDA_CHECK(cudaMemcpy(back, d_in, n * 4, cudaMemcpyDeviceToHost));
+    assert_memory_equal(back, keys, n * 4);
+    free(perm);
+    CUDA_CHECK(cudaStreamDestroy(s));
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(temp));
+    free(keys);
+    free(out);
+    free(back);
+}
+
+/* Host memory is rejected (unless the device reads pageable memory). */
+static void test_host_pointer_rejected(void **state) {
+    (void)state;
+    test_require_gpu();
+    int pageable = 0, dev = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev));
+    if (pageable) test_skip("this device can read pageable host memory");
+    uint32_t host[64] = {0};
+    void *d = dmalloc(256);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_sort(host, d, NULL, NULL, 64, LIBSCAN_U32, 0, NULL, 0));
+    CUDA_CHECK(cudaFree(d));
+}
+
+/* 2^28 u32 pairs (values = positions): checked exactly without a 2^28 qsort:
+ * keys non-decreasing, values a permutation, key_out[i] == key_in[value[i]],
+ * and equal keys in increasing position (stable). */
+static void test_2pow28_u32_pairs(void **state) {
+    (void)state;
+    test_require_gpu();
+    const size_t n = (size_t)1 << 28;
+    test_skip_above_cap(n, "the 2^28-pair sort");
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (free_b < n * 4 * 6) test_skip("needs %zu MiB of free GPU memory", (n * 24) >> 20);
+    rng_t r;
+    rng_init(&r, "2pow28", 0);
+    uint32_t *keys = malloc(n * 4), *out = malloc(n * 4), *val = malloc(n * 4);
+    unsigned char *seen = calloc(n / 8, 1);
+    if (!keys || !out || !val || !seen) test_skip("needs about 4.3 GB of host memory");
+    for (size_t i = 0; i < n; ++i) keys[i] = rng_u32(&r);
+    void *dk = dmalloc(n * 4), *dko = dmalloc(n * 4), *dv = dmalloc(n * 4);
+    CUDA_CHECK(cudaMemcpy(dk, keys, n * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dko, 0xAB, n * 4));
+    CUDA_CHECK(cudaMemset(dv, 0xAB, n * 4));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_argsort(dk, dko, dv, n, LIBSCAN_U32, 4, NULL, 0));
+    CUDA_SYNC();
+    CUDA_CHECK(cudaMemcpy(out, dko, n * 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(val, dv, n * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t v = val[i];
+        if (v >= n || (seen[v / 8] >> (v % 8)) & 1) TFAIL("index %u at %zu is out of range or repeated", v, i);
+        seen[v / 8] |= (unsigned char)(1u << (v % 8));
+        if (keys[v] != out[i]) TFAIL("key_out[%zu] = %u but key_in[%u] = %u", i, out[i], v, keys[v]);
+        if (i > 0 && (out[i - 1] > out[i] || (out[i - 1] == out[i] && val[i - 1] > v)))
+            TFAIL("order or stability broken at %zu", i);
+    }
+    CUDA_CHECK(cudaFree(dk));
+    CUDA_CHECK(cudaFree(dko));
+    CUDA_CHECK(cudaFree(dv));
+    free(keys);
+    free(out);
+    free(val);
+    free(seen);
+}
+
+int main(void) {
+    test_begin("test_radixsort_lib");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_type_direction_distribution),
+        cmocka_unit_test(test_prime_near_2pow20),
+        cmocka_unit_test(test_stability_pairs_equal_keys),
+        cmocka_unit_test(test_bit_ranges),
+        cmocka_unit_test(test_argsort_all_types),
+        cmocka_unit_test(test_split_reference),
+        cmocka_unit_test(test_stream_and_temp_reuse),
+        cmocka_unit_test(test_host_pointer_rejected),
+        cmocka_unit_test(test_2pow28_u32_pairs),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_code(failed);
+}
