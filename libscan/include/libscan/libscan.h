@@ -471,10 +471,11 @@ LIBSCAN_API libscan_status_t libscan_temp_cache_set_limit(size_t bytes);
 
 /*
  * libscan_temp_cache_info: for the current device, the bytes the cached
- * blocks hold, the bytes libscan's pool holds from the driver
- * (cudaMemPoolAttrReservedMemCurrent: cached blocks plus what a
- * synchronisation has not yet returned, in the driver's granules), and the
- * limit. Any pointer may be NULL. Creates the device's pool if there is none
+ * blocks hold (the temp the cache keeps: after calls on one stream, the
+ * largest temp one of them needed), the bytes libscan's pool has reserved
+ * from the driver (cudaMemPoolAttrReservedMemCurrent: the cached blocks
+ * rounded up to the driver's granule, 32 MiB on an H100 with CUDA 13, plus
+ * what a synchronisation has not yet returned), and the limit. Any pointer may be NULL. Creates the device's pool if there is none
  * yet. Returns SUCCESS or CUDA.
  */
 LIBSCAN_API libscan_status_t libscan_temp_cache_info(size_t *cached_bytes, size_t *pool_bytes, size_t *limit_bytes);

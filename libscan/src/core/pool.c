@@ -41,13 +41,11 @@ static libscan_status_t cache_for(int device, cache_t **out) {
         props.allocType = cudaMemAllocationTypePinned;
         props.location.type = cudaMemLocationTypeDevice;
         props.location.id = device;
-        size_t total = 0;
+        size_t free_bytes = 0, total = 0;
         cudaError_t e = cudaMemPoolCreate(&c->pool, &props);
-        if (e == cudaSuccess) {
-            struct cudaDeviceProp p;
-            e = cudaGetDeviceProperties(&p, device);
-            total = p.totalGlobalMem;
-        }
+        /* cudaMemGetInfo, not cudaGetDeviceProperties: the latter costs
+         * milliseconds, all of it in the first call without temp. */
+        if (e == cudaSuccess) e = cudaMemGetInfo(&free_bytes, &total);
         if (e != cudaSuccess) return libscan__cuda_status(e);
         c->limit = total / 4;
         c->ready = 1;
