@@ -28,7 +28,7 @@ extern "C" {
  * Exit codes and errors
  * ------------------------------------------------------------------------- */
 
-/* Exit statuses of every program (DESIGN.md, "Programs"). */
+/* Exit statuses of every program (libscan/DESIGN.md, "Programs"). */
 #define APP_EXIT_OK 0       /* success */
 #define APP_EXIT_USAGE 1    /* bad usage or bad input (files, values) */
 #define APP_EXIT_INTERNAL 2 /* internal failure: GPU, out of memory, I/O error while writing */
