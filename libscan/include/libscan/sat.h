@@ -65,7 +65,8 @@
  *                               accessible memory;
  *             OVERLAP           an image or array the call writes shares a
  *                               byte with another argument (there is no in
- *                               place) or with the caller's temp;
+ *                               place), or the caller's temp shares one with
+ *                               an image;
  *             TEMP_TOO_SMALL    opts->temp_bytes < libscan_sat_temp_bytes();
  *             OUT_OF_MEMORY, CUDA  as in libscan.h (GPU functions only).
  *           Everything is checked before anything is launched or written: a
