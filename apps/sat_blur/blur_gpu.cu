@@ -1,8 +1,10 @@
 // blur_gpu.cu -- the GPU run of the depth-of-field blur (blur.h): upload,
-// per pass the weighted copy, the table(s) and the filter, download.
+// per pass the table(s) and the filter, download. Public API only: the C API
+// of <libscan/sat.h> and, for the weighted tables (a transform fused into the
+// table's first read), the device layer <libscan/cuda/sat_kernels.cuh>.
 #include "blur.h"
 #include <libscan/sat.h>
-#include "libscan/cuda/sat_kernels.cuh"
+#include <libscan/cuda/sat_kernels.cuh>
 
 #include <cuda_runtime.h>
 #include <cstdio>
@@ -88,8 +90,14 @@ extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *er
     libscan_status_t st = LIBSCAN_SUCCESS;
     const char *what = "";
     size_t temp_bytes = 0, wtemp_bytes = 0;
-    libscan_sat_temp_bytes(W, H, (int)C, LIBSCAN_U32, &temp_bytes);
-    libscan_sat_temp_bytes(W, H, 1, LIBSCAN_U32, &wtemp_bytes);
+    // The library's own figure (slack included) serves build_sat too: the
+    // buffers come from cudaMalloc, already 256-byte aligned.
+    st = libscan_sat_temp_bytes(W, H, (int)C, LIBSCAN_U32, &temp_bytes);
+    if (st == LIBSCAN_SUCCESS) st = libscan_sat_temp_bytes(W, H, 1, LIBSCAN_U32, &wtemp_bytes);
+    if (st != LIBSCAN_SUCCESS) {
+        snprintf(err, errlen, "GPU blur: %s (%zux%zu pixels)", libscan_status_string(st), W, H);
+        return -1;
+    }
     const size_t img_bytes = n * C * 2, tab_bytes = n * C * 4;
     // buf: 0 image, 1 table, 2 temp, 3 weight table, 4 radii, 5 weight table's temp
     const size_t sizes[6] = {img_bytes,       tab_bytes, temp_bytes, job->weighted ? n * 4 : 0, job->radius_q8 ? n * 2 : 0,

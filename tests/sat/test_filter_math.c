@@ -1,5 +1,5 @@
 /* test_filter_math.c -- the integer arithmetic of the box filter
- * (apps/sat_blur/filter_math.h), shared by the CPU path and the GPU kernel:
+ * (libscan/src/sat/filter_math.h, private to the library), shared by the CPU path and the GPU kernel:
  * the division by reciprocal plus one correction step must equal exact
  * 64-bit division everywhere the filter can call it. CPU only. */
 #include "support/harness.h"

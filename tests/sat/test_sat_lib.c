@@ -1,4 +1,4 @@
-/* test_sat_lib.c -- the SAT library (apps/sat_blur/sat.h) against an
+/* test_sat_lib.c -- the SAT family (<libscan/sat.h>) against an
  * independent CPU reference written here: tables from a different
  * recurrence in 64-bit/double, box sums and filtered pixels from plain loops
  * over the box. Tests named cpu_* need no GPU (ctest: test_sat_lib_cpu);
@@ -39,21 +39,23 @@ static libscan_sat_image_t host_image(libscan_dtype_t t, int ch, size_t w, size_
 static double get(const libscan_sat_image_t *im, size_t x, size_t y, int c) {
     const unsigned char *row = (const unsigned char *)im->data + y * im->pitch;
     const size_t i = x * (size_t)im->channels + (size_t)c;
-    switch (im->type) {
+    switch (im->dtype) {
     case LIBSCAN_U8: return ((const uint8_t *)row)[i];
     case LIBSCAN_U16: return ((const uint16_t *)(const void *)row)[i];
     case LIBSCAN_U32: return ((const uint32_t *)(const void *)row)[i];
     case LIBSCAN_U64: return (double)((const uint64_t *)(const void *)row)[i];
     case LIBSCAN_F32: return ((const float *)(const void *)row)[i];
     case LIBSCAN_F64: return ((const double *)(const void *)row)[i];
+    case LIBSCAN_I32:
+    case LIBSCAN_I64: break; /* no SAT image has them */
     }
     return NAN;
 }
 static uint64_t get_u64(const libscan_sat_image_t *im, size_t x, size_t y, int c) {
     const unsigned char *row = (const unsigned char *)im->data + y * im->pitch;
     const size_t i = x * (size_t)im->channels + (size_t)c;
-    if (im->type == LIBSCAN_U32) return ((const uint32_t *)(const void *)row)[i];
-    if (im->type == LIBSCAN_U64) return ((const uint64_t *)(const void *)row)[i];
+    if (im->dtype == LIBSCAN_U32) return ((const uint32_t *)(const void *)row)[i];
+    if (im->dtype == LIBSCAN_U64) return ((const uint64_t *)(const void *)row)[i];
     return (uint64_t)get(im, x, y, c);
 }
 
@@ -62,11 +64,11 @@ static void fill_random(libscan_sat_image_t *im, rng_t *r, uint32_t maxv) {
     for (size_t y = 0; y < im->height; ++y) {
         unsigned char *row = (unsigned char *)im->data + y * im->pitch;
         for (size_t i = 0; i < im->width * (size_t)im->channels; ++i) {
-            switch (im->type) {
+            switch (im->dtype) {
             case LIBSCAN_U8: row[i] = (uint8_t)rng_below(r, (uint64_t)maxv + 1); break;
             case LIBSCAN_U16: ((uint16_t *)(void *)row)[i] = (uint16_t)rng_below(r, (uint64_t)maxv + 1); break;
             case LIBSCAN_F32: ((float *)(void *)row)[i] = (float)rng_unit(r); break;
-            default: TFAIL("fill_random: type %d", (int)im->type);
+            default: TFAIL("fill_random: type %d", (int)im->dtype);
             }
         }
     }
@@ -83,7 +85,7 @@ typedef struct ref {
 static ref_t ref_table(const libscan_sat_image_t *in) {
     ref_t r = {in->width, in->height, in->channels, NULL, NULL};
     const size_t n = r.w * r.h * (size_t)r.ch;
-    const int is_float = in->type == LIBSCAN_F32;
+    const int is_float = in->dtype == LIBSCAN_F32;
     if (is_float) r.d = xmalloc(n * sizeof(double));
     else r.u = xmalloc(n * sizeof(uint64_t));
     for (size_t y = 0; y < r.h; ++y)
@@ -116,14 +118,14 @@ static void ref_free(ref_t *r) {
  * LIBSCAN_U32), floats within tol * (x + 1) * (y + 1) (the corner sum's size). */
 static void expect_table(const libscan_sat_image_t *t, const ref_t *r, const char *what) {
     /* worst-case rounding of a sum built in x + y + 2 steps from values < 1 */
-    const double eps = t->type == LIBSCAN_F32 ? 1.2e-7 : 2.3e-16;
+    const double eps = t->dtype == LIBSCAN_F32 ? 1.2e-7 : 2.3e-16;
     for (size_t y = 0; y < r->h; ++y)
         for (size_t x = 0; x < r->w; ++x)
             for (int c = 0; c < r->ch; ++c) {
                 const size_t i = (y * r->w + x) * (size_t)r->ch + (size_t)c;
                 if (r->u) {
                     uint64_t want = r->u[i];
-                    if (t->type == LIBSCAN_U32) want &= 0xffffffffu;
+                    if (t->dtype == LIBSCAN_U32) want &= 0xffffffffu;
                     const uint64_t got = get_u64(t, x, y, c);
                     if (got != want)
                         TFAIL("%s: S(%zu,%zu) channel %d = %llu, expected %llu", what, x, y, c,
@@ -202,16 +204,16 @@ static void cpu_box_sums_match_direct_sums(void **state) {
             boxes[1] = (libscan_box_t){5, 5, 4, 9};   /* x0 > x1: zero */
             boxes[2] = (libscan_box_t){-1, 0, 3, 3};  /* outside: zero */
             boxes[3] = (libscan_box_t){0, 0, 61, 46}; /* outside: zero */
-            const size_t es = libscan_dtype_size(t.type);
+            const size_t es = libscan_dtype_size(t.dtype);
             unsigned char *sums = xmalloc(N * (size_t)ch * es);
             assert_int_equal(libscan_cpu_sat_box_sums(&t, boxes, N, sums), LIBSCAN_SUCCESS);
-            libscan_sat_image_t sv = {sums, t.type, ch, N, 1, N * (size_t)ch * es};
+            libscan_sat_image_t sv = {sums, t.dtype, ch, N, 1, N * (size_t)ch * es};
             for (int i = 0; i < N; ++i)
                 for (int c = 0; c < ch; ++c) {
                     const int bad = i >= 1 && i <= 3;
                     const double want = bad ? 0 : direct_box(&in, boxes[i], c);
                     const double got = get(&sv, (size_t)i, 0, c);
-                    const double tol = t.type == LIBSCAN_F32 ? 1.2e-7 * (61 + 47) * 61 * 47 * 4 : (t.type == LIBSCAN_F64 ? 1e-9 : 0);
+                    const double tol = t.dtype == LIBSCAN_F32 ? 1.2e-7 * (61 + 47) * 61 * 47 * 4 : (t.dtype == LIBSCAN_F64 ? 1e-9 : 0);
                     if (!(fabs(got - want) <= tol))
                         TFAIL("pair %zu ch %d box %d channel %d: %.17g, expected %.17g", p, ch, i, c, got, want);
                 }
@@ -361,7 +363,7 @@ static void cpu_filter_matches_reference(void **state) {
 
 static void cpu_status_strings_and_types(void **state) {
     (void)state;
-    for (int s = -2; s <= 8; ++s) assert_non_null(libscan_status_string((libscan_status_t)s));
+    for (int st = -2; st <= 12; ++st) assert_non_null(libscan_status_string((libscan_status_t)st));
     assert_string_equal(libscan_status_string(LIBSCAN_SUCCESS), "success");
     assert_int_equal(libscan_dtype_size(LIBSCAN_U8), 1);
     assert_int_equal(libscan_dtype_size(LIBSCAN_U16), 2);
@@ -370,110 +372,201 @@ static void cpu_status_strings_and_types(void **state) {
     assert_int_equal(libscan_dtype_size(LIBSCAN_F32), 4);
     assert_int_equal(libscan_dtype_size(LIBSCAN_F64), 8);
     assert_int_equal(libscan_dtype_size((libscan_dtype_t)99), 0);
+    /* every dtype value and a few beyond: exactly the five documented pairs */
     int supported = 0;
-    for (int a = 0; a < 6; ++a)
-        for (int b = 0; b < 6; ++b) supported += libscan_sat_pair_supported((libscan_dtype_t)a, (libscan_dtype_t)b);
+    for (int a = -1; a < 10; ++a)
+        for (int b = -1; b < 10; ++b) supported += libscan_sat_pair_supported((libscan_dtype_t)a, (libscan_dtype_t)b);
     assert_int_equal(supported, 5);
     for (size_t p = 0; p < NPAIRS; ++p) assert_true(libscan_sat_pair_supported(kPairs[p].in, kPairs[p].table));
 }
 
-static void cpu_temp_bytes(void **state) {
-    (void)state;
+/* At least one table plus LIBSCAN_TEMP_ALIGNMENT of slack; at most that
+ * with every transposed row padded by less than 256 bytes. */
+static void expect_temp_bytes(size_t w, size_t h, int ch, libscan_dtype_t t) {
     size_t b = 0;
-    assert_int_equal(libscan_sat_temp_bytes(10, 3, 4, LIBSCAN_U32, &b), LIBSCAN_SUCCESS);
-    assert_true(b >= 10 * 3 * 4 * 4);
-    assert_int_equal(libscan_sat_temp_bytes(3840, 2160, 4, LIBSCAN_U32, &b), LIBSCAN_SUCCESS);
-    assert_true(b >= (size_t)3840 * 2160 * 16 && b <= (size_t)3840 * (2160 * 16 + 256));
-    assert_int_equal(libscan_sat_temp_bytes(0, 3, 4, LIBSCAN_U32, &b), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(libscan_sat_temp_bytes(3, 0, 4, LIBSCAN_U32, &b), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(libscan_sat_temp_bytes(3, 3, 0, LIBSCAN_U32, &b), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(libscan_sat_temp_bytes(3, 3, 5, LIBSCAN_U32, &b), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(libscan_sat_temp_bytes(3, 3, 1, LIBSCAN_U8, &b), LIBSCAN_ERROR_INVALID_DTYPE);
-    assert_int_equal(libscan_sat_temp_bytes(3, 3, 1, LIBSCAN_U32, NULL), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(libscan_sat_temp_bytes((size_t)LIBSCAN_SAT_MAX_DIM + 1, 3, 1, LIBSCAN_U32, &b), LIBSCAN_ERROR_INVALID_ARGUMENT);
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_temp_bytes(w, h, ch, t, &b));
+    const size_t row = h * (size_t)ch * libscan_dtype_size(t);
+    if (b < w * row + LIBSCAN_TEMP_ALIGNMENT || b > w * (row + 255) + LIBSCAN_TEMP_ALIGNMENT)
+        TFAIL("libscan_sat_temp_bytes(%zu, %zu, %d, %d) = %zu", w, h, ch, (int)t, b);
 }
 
-static void cpu_argument_errors(void **state) {
+static void cpu_temp_bytes(void **state) {
+    (void)state;
+    const libscan_dtype_t tables[] = {LIBSCAN_U32, LIBSCAN_U64, LIBSCAN_F32, LIBSCAN_F64};
+    for (size_t i = 0; i < 4; ++i)
+        for (int ch = 1; ch <= 4; ++ch) {
+            expect_temp_bytes(1, 1, ch, tables[i]);
+            expect_temp_bytes(10, 3, ch, tables[i]);
+            expect_temp_bytes(3840, 2160, ch, tables[i]);
+        }
+    size_t b = 12345;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_sat_temp_bytes(0, 3, 4, LIBSCAN_U32, &b));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_sat_temp_bytes(3, 0, 4, LIBSCAN_U32, &b));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_sat_temp_bytes(3, 3, 0, LIBSCAN_U32, &b));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_sat_temp_bytes(3, 3, 5, LIBSCAN_U32, &b));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT,
+              libscan_sat_temp_bytes((size_t)LIBSCAN_SAT_MAX_DIM + 1, 3, 1, LIBSCAN_U32, &b));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_sat_temp_bytes(3, 3, 1, LIBSCAN_U8, &b));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_sat_temp_bytes(3, 3, 1, LIBSCAN_U16, &b));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_sat_temp_bytes(3, 3, 1, (libscan_dtype_t)99, &b));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_temp_bytes(3, 3, 1, LIBSCAN_U32, NULL));
+    assert_int_equal(b, 12345); /* failed queries write nothing */
+}
+
+/* A refused call leaves its output as it was (0xA5 poison from host_image). */
+static void expect_untouched(const void *p, size_t bytes, const char *what) {
+    const unsigned char *c = (const unsigned char *)p;
+    for (size_t i = 0; i < bytes; ++i)
+        if (c[i] != 0xA5) TFAIL("%s: byte %zu changed by a refused call", what, i);
+}
+
+static void cpu_build_argument_errors(void **state) {
     (void)state;
     static uint32_t buf_a[4096], buf_b[4096];
     libscan_sat_image_t in = {buf_a, LIBSCAN_U8, 3, 10, 10, 30};
     libscan_sat_image_t out = {buf_b, LIBSCAN_U32, 3, 10, 10, 120};
-    assert_int_equal(libscan_cpu_sat_build(&in, &out), LIBSCAN_SUCCESS);
+    memset(buf_b, 0xA5, sizeof buf_b);
     libscan_sat_image_t x;
 #define EXPECT_BUILD(status, field, value)                                                                       \
     do {                                                                                                         \
         x = in;                                                                                                  \
         x.field = value;                                                                                         \
-        assert_int_equal(libscan_cpu_sat_build(&x, &out), status);                                                      \
+        LS_EXPECT(status, libscan_cpu_sat_build(&x, &out));                                                      \
     } while (0)
-    EXPECT_BUILD(LIBSCAN_ERROR_INVALID_ARGUMENT, data, NULL);
+    EXPECT_BUILD(LIBSCAN_ERROR_NULL_POINTER, data, NULL);
     EXPECT_BUILD(LIBSCAN_ERROR_INVALID_ARGUMENT, channels, 0);
     EXPECT_BUILD(LIBSCAN_ERROR_INVALID_ARGUMENT, channels, 5);
     EXPECT_BUILD(LIBSCAN_ERROR_INVALID_ARGUMENT, width, 0);
     EXPECT_BUILD(LIBSCAN_ERROR_INVALID_ARGUMENT, height, 0);
-    EXPECT_BUILD(LIBSCAN_ERROR_INVALID_ARGUMENT, pitch, 29);          /* below the row */
-    EXPECT_BUILD(LIBSCAN_ERROR_INVALID_ARGUMENT, width, 11);          /* shape differs from out */
+    EXPECT_BUILD(LIBSCAN_ERROR_INVALID_ARGUMENT, width, (size_t)LIBSCAN_SAT_MAX_DIM + 1);
+    EXPECT_BUILD(LIBSCAN_ERROR_INVALID_ARGUMENT, pitch, 29); /* below the row */
+    EXPECT_BUILD(LIBSCAN_ERROR_INVALID_ARGUMENT, width, 9);  /* fits its pitch, but not out's shape */
+    EXPECT_BUILD(LIBSCAN_ERROR_INVALID_DTYPE, dtype, (libscan_dtype_t)17);
+    EXPECT_BUILD(LIBSCAN_ERROR_INVALID_DTYPE, dtype, (libscan_dtype_t)-1);
     x = in;
-    x.type = LIBSCAN_U32; /* u32 -> u32 is no pair */
+    x.dtype = LIBSCAN_U32; /* u32 -> u32 is no pair */
     x.pitch = 120;
-    assert_int_equal(libscan_cpu_sat_build(&x, &out), LIBSCAN_ERROR_INVALID_DTYPE);
-    EXPECT_BUILD(LIBSCAN_ERROR_INVALID_DTYPE, type, (libscan_dtype_t)17);
-    assert_int_equal(libscan_cpu_sat_build(NULL, &out), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(libscan_cpu_sat_build(&in, NULL), LIBSCAN_ERROR_INVALID_ARGUMENT);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_build(&x, &out));
+    x = in;
+    x.dtype = LIBSCAN_U16;
+    x.pitch = 60;
+    x.data = (unsigned char *)buf_a + 1; /* a u16 image off its element alignment */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_cpu_sat_build(&x, &out));
+    x.data = buf_a; /* the same image aligned: u16 -> u32 is a pair */
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_sat_build(&x, &out));
+    memset(buf_b, 0xA5, sizeof buf_b);
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_sat_build(NULL, &out));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_sat_build(&in, NULL));
     libscan_sat_image_t o = out;
-    o.type = LIBSCAN_F64;
+    o.data = NULL;
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_sat_build(&in, &o));
+    o = out;
+    o.dtype = LIBSCAN_F64; /* u8 -> f64 is no pair */
     o.pitch = 240;
-    assert_int_equal(libscan_cpu_sat_build(&in, &o), LIBSCAN_ERROR_INVALID_DTYPE);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_build(&in, &o));
     o = out;
     o.pitch = 122; /* not a multiple of 4 */
-    assert_int_equal(libscan_cpu_sat_build(&in, &o), LIBSCAN_ERROR_INVALID_ARGUMENT);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_cpu_sat_build(&in, &o));
+    o = out;
+    o.pitch = SIZE_MAX / 4 * 4; /* the span does not fit a size_t */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_cpu_sat_build(&in, &o));
     o = out;
     o.data = (unsigned char *)buf_b + 2; /* misaligned */
-    assert_int_equal(libscan_cpu_sat_build(&in, &o), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    o = out;
-    o.data = (unsigned char *)buf_a + 8; /* overlaps the input */
-    assert_int_equal(libscan_cpu_sat_build(&in, &o), LIBSCAN_ERROR_INVALID_ARGUMENT);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_cpu_sat_build(&in, &o));
+    expect_untouched(buf_b, sizeof buf_b, "refused builds");
 
-    /* filter */
+    /* in covers bytes [0, 9 * 30 + 30) = [0, 300) of buf_a */
+    o = out;
+    o.data = buf_a; /* in place: never */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_cpu_sat_build(&in, &o));
+    o.data = (unsigned char *)buf_a + 296; /* shares in's last 4 bytes */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_cpu_sat_build(&in, &o));
+    x = in;
+    x.data = (unsigned char *)buf_a + 1000; /* input inside the table's span */
+    o.data = buf_a;
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_cpu_sat_build(&x, &o));
+    o = out;
+    o.data = (unsigned char *)buf_a + 300; /* right after in: no shared byte */
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_sat_build(&in, &o));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_sat_build(&in, &out));
+#undef EXPECT_BUILD
+}
+
+static void cpu_filter_and_sums_argument_errors(void **state) {
+    (void)state;
+    static uint32_t buf_a[4096], buf_b[4096], wbuf[64];
+    static uint16_t rbuf[64 + 8];
+    memset(buf_a, 0, sizeof buf_a); /* a zero table: every weighted mean has weight... */
+    for (size_t i = 0; i < 64; ++i) wbuf[i] = (uint32_t)(i + 1); /* ... from a non-zero weight table */
     libscan_sat_image_t t = {buf_a, LIBSCAN_U32, 2, 8, 8, 64};
     libscan_sat_image_t f = {buf_b, LIBSCAN_U8, 2, 8, 8, 16};
-    static uint32_t wbuf[64];
-    static uint16_t rbuf[64];
     libscan_sat_image_t w = {wbuf, LIBSCAN_U32, 1, 8, 8, 32};
-    assert_int_equal(libscan_cpu_sat_box_filter(&t, &w, rbuf, 16, 0, &f), LIBSCAN_SUCCESS);
-    libscan_sat_image_t bad = t;
-    bad.type = LIBSCAN_U64;
+    memset(buf_b, 0xA5, sizeof buf_b);
+    libscan_sat_image_t bad;
+
+    /* filter */
+    bad = t;
+    bad.dtype = LIBSCAN_U64;
     bad.pitch = 128;
-    assert_int_equal(libscan_cpu_sat_box_filter(&bad, NULL, NULL, 0, 0, &f), LIBSCAN_ERROR_INVALID_DTYPE);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_box_filter(&bad, NULL, NULL, 0, 0, &f));
     bad = f;
-    bad.type = LIBSCAN_U32;
+    bad.dtype = LIBSCAN_U32;
     bad.pitch = 64;
-    assert_int_equal(libscan_cpu_sat_box_filter(&t, NULL, NULL, 0, 0, &bad), LIBSCAN_ERROR_INVALID_DTYPE);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_box_filter(&t, NULL, NULL, 0, 0, &bad));
+    bad = w;
+    bad.dtype = LIBSCAN_F32;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_box_filter(&t, &bad, NULL, 0, 0, &f));
     bad = w;
     bad.channels = 2;
     bad.pitch = 64;
-    assert_int_equal(libscan_cpu_sat_box_filter(&t, &bad, NULL, 0, 0, &f), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(libscan_cpu_sat_box_filter(&t, NULL, rbuf, 14, 0, &f), LIBSCAN_ERROR_INVALID_ARGUMENT); /* pitch < row */
-    assert_int_equal(libscan_cpu_sat_box_filter(&t, NULL, rbuf, 17, 0, &f), LIBSCAN_ERROR_INVALID_ARGUMENT); /* odd pitch */
-    bad = f;
-    bad.data = buf_a; /* output over the table */
-    assert_int_equal(libscan_cpu_sat_box_filter(&t, NULL, NULL, 0, 0, &bad), LIBSCAN_ERROR_INVALID_ARGUMENT);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_cpu_sat_box_filter(&t, &bad, NULL, 0, 0, &f));
+    bad = w;
+    bad.data = NULL;
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_sat_box_filter(&t, &bad, NULL, 0, 0, &f));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_cpu_sat_box_filter(&t, NULL, rbuf, 14, 0, &f)); /* < row */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_cpu_sat_box_filter(&t, NULL, rbuf, 17, 0, &f)); /* odd */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER,
+              libscan_cpu_sat_box_filter(&t, NULL, (const uint16_t *)(const void *)((const char *)rbuf + 1), 16, 0, &f));
     bad = f;
     bad.width = 7;
-    assert_int_equal(libscan_cpu_sat_box_filter(&t, NULL, NULL, 0, 0, &bad), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(libscan_cpu_sat_box_filter(NULL, NULL, NULL, 0, 0, &f), LIBSCAN_ERROR_INVALID_ARGUMENT);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_cpu_sat_box_filter(&t, NULL, NULL, 0, 0, &bad));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_sat_box_filter(NULL, NULL, NULL, 0, 0, &f));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_sat_box_filter(&t, NULL, NULL, 0, 0, NULL));
+    expect_untouched(buf_b, sizeof buf_b, "refused filters");
+    bad = f;
+    bad.data = buf_a; /* output over the table */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_cpu_sat_box_filter(&t, NULL, NULL, 0, 0, &bad));
+    bad.data = (unsigned char *)wbuf + 100; /* over the weight table */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_cpu_sat_box_filter(&t, &w, NULL, 0, 0, &bad));
+    bad.data = (unsigned char *)rbuf + 8; /* over the radii (8 rows of 16 bytes) */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_cpu_sat_box_filter(&t, NULL, rbuf, 16, 0, &bad));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_sat_box_filter(&t, NULL, rbuf, 16, 0, &f));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_sat_box_filter(&t, &w, rbuf, 16, 0, &f));
+    for (size_t i = 0; i < 8 * 16; ++i)
+        if (((unsigned char *)buf_b)[i] != 0) TFAIL("filter of a zero table: byte %zu is not 0", i);
 
     /* sums */
-    libscan_box_t box = {0, 0, 1, 1};
-    uint32_t s[2];
-    assert_int_equal(libscan_cpu_sat_box_sums(&t, &box, 1, s), LIBSCAN_SUCCESS);
-    assert_int_equal(libscan_cpu_sat_box_sums(&t, NULL, 1, s), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(libscan_cpu_sat_box_sums(&t, &box, 1, NULL), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(libscan_cpu_sat_box_sums(&t, NULL, 0, NULL), LIBSCAN_SUCCESS);
+    memset(buf_b, 0xA5, sizeof buf_b);
+    libscan_box_t boxes[2] = {{0, 0, 1, 1}, {0, 0, 1, 1}};
+    uint32_t *s = buf_b; /* two channels of 4 bytes per box */
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_sat_box_sums(&t, NULL, 1, s));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_sat_box_sums(&t, boxes, 1, NULL));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_sat_box_sums(NULL, boxes, 1, s));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_sat_box_sums(&t, NULL, 0, NULL));
     bad = t;
-    bad.type = LIBSCAN_U8;
+    bad.dtype = LIBSCAN_U8; /* an image, not a table type */
     bad.pitch = 16;
-    assert_int_equal(libscan_cpu_sat_box_sums(&bad, &box, 1, s), LIBSCAN_ERROR_INVALID_DTYPE);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_box_sums(&bad, boxes, 1, s));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER,
+              libscan_cpu_sat_box_sums(&t, boxes, 1, (unsigned char *)buf_b + 2)); /* sums misaligned */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER,
+              libscan_cpu_sat_box_sums(&t, (const libscan_box_t *)(const void *)((const char *)boxes + 2), 1, s));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_cpu_sat_box_sums(&t, boxes, SIZE_MAX / 16, s)); /* too many */
+    expect_untouched(buf_b, sizeof buf_b, "refused box sums");
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_cpu_sat_box_sums(&t, boxes, 1, buf_a + 100)); /* sums in the table */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_cpu_sat_box_sums(&t, boxes, 2, &boxes[1])); /* sums over box 1 */
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_sat_box_sums(&t, boxes, 2, s));
+    for (int i = 0; i < 4; ++i) assert_int_equal(s[i], 0); /* boxes of a zero table */
 }
 
 /* ---- GPU ---------------------------------------------------------------------------------------- */
@@ -495,6 +588,14 @@ static void to_host(libscan_sat_image_t *h, const libscan_sat_image_t *d) {
     CUDA_CHECK(cudaMemcpy(h->data, d->data, h->pitch * h->height, cudaMemcpyDeviceToHost));
 }
 
+/* A build's options: the caller's temp, or NULL (the temp cache). */
+static libscan_sat_opts_t temp_opts(void *temp, size_t bytes) {
+    libscan_sat_opts_t o = LIBSCAN_SAT_OPTS_INIT;
+    o.d_temp = temp;
+    o.temp_bytes = bytes;
+    return o;
+}
+
 static void gpu_build_one(rng_t *r, pair_t p, int ch, size_t w, size_t h, size_t pad, int caller_temp) {
     libscan_sat_image_t in = host_image(p.in, ch, w, h, pad * libscan_dtype_size(p.in));
     fill_random(&in, r, p.in == LIBSCAN_U8 ? 255u : 65535u);
@@ -504,7 +605,8 @@ static void gpu_build_one(rng_t *r, pair_t p, int ch, size_t w, size_t h, size_t
     assert_int_equal(libscan_sat_temp_bytes(w, h, ch, p.table, &tb), LIBSCAN_SUCCESS);
     void *temp = NULL;
     if (caller_temp) CUDA_CHECK(cudaMalloc(&temp, tb));
-    assert_int_equal(libscan_sat_build(&din, &dt, temp, caller_temp ? tb : 0, 0), LIBSCAN_SUCCESS);
+    const libscan_sat_opts_t o = temp_opts(temp, tb);
+    assert_int_equal(libscan_sat_build(&din, &dt, caller_temp ? &o : NULL, 0), LIBSCAN_SUCCESS);
     CUDA_SYNC();
     to_host(&t, &dt);
     ref_t ref = ref_table(&in);
@@ -571,14 +673,14 @@ static void gpu_box_sums_match_direct_sums(void **state) {
             fill_random(&in, &r, kPairs[p].in == LIBSCAN_U8 ? 255u : 65535u);
             libscan_sat_image_t t = host_image(kPairs[p].table, ch, 150, 70, 0);
             libscan_sat_image_t din = to_device(&in), dt = device_like(&t);
-            assert_int_equal(libscan_sat_build(&din, &dt, NULL, 0, 0), LIBSCAN_SUCCESS);
+            assert_int_equal(libscan_sat_build(&din, &dt, NULL, 0), LIBSCAN_SUCCESS);
             enum { N = 300 };
             libscan_box_t boxes[N];
             for (int i = 0; i < N; ++i) boxes[i] = random_box(&r, 150, 70);
             boxes[1] = (libscan_box_t){5, 5, 4, 9};
             boxes[2] = (libscan_box_t){0, -1, 3, 3};
             boxes[3] = (libscan_box_t){0, 0, 3, 70};
-            const size_t es = libscan_dtype_size(t.type);
+            const size_t es = libscan_dtype_size(t.dtype);
             libscan_box_t *dboxes;
             void *dsums;
             CUDA_CHECK(cudaMalloc((void **)&dboxes, sizeof boxes));
@@ -587,13 +689,13 @@ static void gpu_box_sums_match_direct_sums(void **state) {
             assert_int_equal(libscan_sat_box_sums(&dt, dboxes, N, dsums, 0), LIBSCAN_SUCCESS);
             unsigned char *sums = xmalloc(N * (size_t)ch * es);
             CUDA_CHECK(cudaMemcpy(sums, dsums, N * (size_t)ch * es, cudaMemcpyDeviceToHost));
-            libscan_sat_image_t sv = {sums, t.type, ch, N, 1, N * (size_t)ch * es};
+            libscan_sat_image_t sv = {sums, t.dtype, ch, N, 1, N * (size_t)ch * es};
             for (int i = 0; i < N; ++i)
                 for (int c = 0; c < ch; ++c) {
                     const int bad = i >= 1 && i <= 3;
                     const double want = bad ? 0 : direct_box(&in, boxes[i], c);
                     const double got = get(&sv, (size_t)i, 0, c);
-                    const double tol = t.type == LIBSCAN_F32 ? 1.2e-7 * (150 + 70) * 150 * 70 * 4 : (t.type == LIBSCAN_F64 ? 1e-9 : 0);
+                    const double tol = t.dtype == LIBSCAN_F32 ? 1.2e-7 * (150 + 70) * 150 * 70 * 4 : (t.dtype == LIBSCAN_F64 ? 1e-9 : 0);
                     if (!(fabs(got - want) <= tol))
                         TFAIL("gpu pair %zu ch %d box %d channel %d: %.17g, expected %.17g", p, ch, i, c, got, want);
                 }
@@ -623,7 +725,7 @@ static void gpu_wrap_bound_16384(void **state) {
     CUDA_CHECK(cudaMalloc(&din.data, W * H * 4));
     CUDA_CHECK(cudaMemset(din.data, 255, W * H * 4));
     CUDA_CHECK(cudaMalloc(&dt.data, W * H * 16));
-    assert_int_equal(libscan_sat_build(&din, &dt, NULL, 0, 0), LIBSCAN_SUCCESS);
+    assert_int_equal(libscan_sat_build(&din, &dt, NULL, 0), LIBSCAN_SUCCESS);
     const int32_t s = 4104, e = (int32_t)W - 1;
     const libscan_box_t boxes[4] = {{e - s + 1, e - s + 1, e, e}, {0, 0, s - 1, s - 1}, {5000, 7000, 5000 + s - 1, 7000 + s - 1},
                                 {e - s, e - s + 1, e, e}}; /* the last is 4105 x 4104: above the bound */
@@ -701,36 +803,255 @@ static void gpu_filter_matches_cpu(void **state) {
             }
 }
 
+/* Device bytes all still 0x5A (device_like's poison): refused calls wrote nothing. */
+static void expect_device_untouched(const void *d, size_t bytes, const char *what) {
+    unsigned char *h = xmalloc(bytes);
+    CUDA_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < bytes; ++i)
+        if (h[i] != 0x5A) {
+            free(h);
+            TFAIL("%s: byte %zu changed by a refused call", what, i);
+        }
+    free(h);
+}
+
+/* Every status of the GPU calls, one wrong argument at a time, then the same
+ * buffers right. */
 static void gpu_argument_errors(void **state) {
     (void)state;
     test_require_gpu();
-    libscan_sat_image_t din = {NULL, LIBSCAN_U8, 4, 300, 200, 1200};
-    libscan_sat_image_t dt = {NULL, LIBSCAN_U32, 4, 300, 200, 4800};
-    CUDA_CHECK(cudaMalloc(&din.data, 1200 * 200));
-    CUDA_CHECK(cudaMalloc(&dt.data, 4800 * 200));
+    const size_t W = 300, H = 200;
+    libscan_sat_image_t hin = host_image(LIBSCAN_U8, 4, W, H, 0);
+    memset(hin.data, 1, W * H * 4);
+    libscan_sat_image_t ht = host_image(LIBSCAN_U32, 4, W, H, 0);
+    libscan_sat_image_t din = to_device(&hin), dt = device_like(&ht);
     size_t tb = 0;
-    assert_int_equal(libscan_sat_temp_bytes(300, 200, 4, LIBSCAN_U32, &tb), LIBSCAN_SUCCESS);
-    void *temp;
-    CUDA_CHECK(cudaMalloc(&temp, tb));
-    assert_int_equal(libscan_sat_build(&din, &dt, temp, tb - 1, 0), LIBSCAN_ERROR_TEMP_TOO_SMALL);
-    assert_int_equal(libscan_sat_build(&din, &dt, NULL, 5, 0), LIBSCAN_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(libscan_sat_build(&din, &dt, dt.data, tb, 0), LIBSCAN_ERROR_INVALID_ARGUMENT); /* temp over out */
-    libscan_sat_image_t x = dt;
-    x.type = LIBSCAN_U64;
-    x.pitch = 300 * 4 * 8; /* a valid u64 pitch, so the type pair is what gets refused (nothing is touched) */
-    assert_int_equal(libscan_sat_build(&din, &x, temp, tb, 0), LIBSCAN_ERROR_INVALID_DTYPE);
-    assert_int_equal(libscan_sat_build(&din, &dt, temp, tb, 0), LIBSCAN_SUCCESS);
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_temp_bytes(W, H, 4, LIBSCAN_U32, &tb));
+    unsigned char *temp;
+    CUDA_CHECK(cudaMalloc((void **)&temp, tb + 64));
+    libscan_sat_opts_t o;
+    libscan_sat_image_t x;
+
+    /* build */
+    o = temp_opts(temp, tb - 1);
+    LS_EXPECT(LIBSCAN_ERROR_TEMP_TOO_SMALL, libscan_sat_build(&din, &dt, &o, 0));
+    o = temp_opts(temp + 5, tb - 1); /* any alignment, but never less than the figure */
+    LS_EXPECT(LIBSCAN_ERROR_TEMP_TOO_SMALL, libscan_sat_build(&din, &dt, &o, 0));
+    o = temp_opts(NULL, 5);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_sat_build(&din, &dt, &o, 0));
+    o = temp_opts(dt.data, tb); /* temp over the table */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_sat_build(&din, &dt, &o, 0));
+    o = temp_opts((unsigned char *)din.data + W * 4 * (H - 1), tb); /* temp from the input's last row on */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_sat_build(&din, &dt, &o, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_build(NULL, &dt, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_build(&din, NULL, NULL, 0));
+    x = din;
+    x.data = NULL;
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_build(&x, &dt, NULL, 0));
+    x = dt;
+    x.data = NULL;
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_build(&din, &x, NULL, 0));
+    x = dt;
+    x.dtype = LIBSCAN_U64;
+    x.pitch = W * 4 * 8; /* a valid u64 pitch, so the pair is what gets refused (nothing is touched) */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_sat_build(&din, &x, NULL, 0));
+    x = din;
+    x.dtype = (libscan_dtype_t)42;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_sat_build(&x, &dt, NULL, 0));
+    x = dt;
+    x.width = W - 1; /* shape differs from the input's */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_sat_build(&din, &x, NULL, 0));
+    x = dt;
+    x.pitch = W * 16 - 4; /* below the row */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_sat_build(&din, &x, NULL, 0));
+    x = dt;
+    x.data = (unsigned char *)dt.data + 2; /* off the u32 alignment */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_sat_build(&din, &x, NULL, 0));
+    x = dt;
+    x.data = din.data; /* in place: never */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_sat_build(&din, &x, NULL, 0));
+    x.data = (unsigned char *)din.data + W * 4 * (H - 1); /* the table starts in the input's last row */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_sat_build(&din, &x, NULL, 0));
     CUDA_SYNC();
+    expect_device_untouched(dt.data, dt.pitch * H, "refused builds");
+
+    /* right: caller temp at an odd address (the figure's slack covers it) */
+    o = temp_opts(temp + 7, tb);
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_build(&din, &dt, &o, 0));
+    CUDA_SYNC();
+    to_host(&ht, &dt);
+    for (int c = 0; c < 4; ++c) assert_int_equal(get_u64(&ht, W - 1, H - 1, c), W * H); /* a ones image */
+
+    /* box sums */
+    libscan_box_t boxes[2] = {{0, 0, 9, 9}, {0, 0, (int32_t)W - 1, (int32_t)H - 1}};
+    libscan_box_t *db;
+    uint32_t *ds;
+    CUDA_CHECK(cudaMalloc((void **)&db, sizeof boxes));
+    CUDA_CHECK(cudaMemcpy(db, boxes, sizeof boxes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMalloc((void **)&ds, 2 * 4 * 4 + 16));
+    CUDA_CHECK(cudaMemset(ds, 0x5A, 2 * 4 * 4 + 16));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_box_sums(&dt, NULL, 2, ds, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_box_sums(&dt, db, 2, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_box_sums(NULL, db, 2, ds, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_sat_box_sums(&din, db, 2, ds, 0)); /* an image, not a table */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_sat_box_sums(&dt, db, 2, (unsigned char *)ds + 2, 0));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_sat_box_sums(&dt, db, 2, (unsigned char *)dt.data + 64, 0));
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_sat_box_sums(&dt, db, 2, db, 0));
+    CUDA_SYNC();
+    expect_device_untouched(ds, 2 * 4 * 4 + 16, "refused box sums");
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_box_sums(&dt, db, 2, ds, 0));
+    uint32_t sums[8];
+    CUDA_CHECK(cudaMemcpy(sums, ds, sizeof sums, cudaMemcpyDeviceToHost));
+    for (int c = 0; c < 4; ++c) {
+        assert_int_equal(sums[c], 100);
+        assert_int_equal(sums[4 + c], W * H);
+    }
+
+    /* filter */
+    libscan_sat_image_t hf = host_image(LIBSCAN_U16, 4, W, H, 0);
+    libscan_sat_image_t df = device_like(&hf);
+    LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_box_filter(&dt, NULL, NULL, 0, 256, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_sat_box_filter(&din, NULL, NULL, 0, 256, &df, 0));
+    x = df;
+    x.data = (unsigned char *)df.data + 1;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_sat_box_filter(&dt, NULL, NULL, 0, 256, &x, 0));
+    x = df;
+    x.data = dt.data; /* output over the table */
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_sat_box_filter(&dt, NULL, NULL, 0, 256, &x, 0));
+    CUDA_SYNC();
+    expect_device_untouched(df.data, df.pitch * H, "refused filters");
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_box_filter(&dt, NULL, NULL, 0, 256, &df, 0));
+    CUDA_SYNC();
+    to_host(&hf, &df);
+    for (size_t i = 0; i < W * H * 4; ++i)
+        if (((uint16_t *)hf.data)[i] != 1) TFAIL("box filter of a ones image: sample %zu is not 1", i);
+
+    CUDA_CHECK(cudaFree(db));
+    CUDA_CHECK(cudaFree(ds));
+    CUDA_CHECK(cudaFree(df.data));
     CUDA_CHECK(cudaFree(temp));
     CUDA_CHECK(cudaFree(din.data));
     CUDA_CHECK(cudaFree(dt.data));
+    free(hin.data);
+    free(ht.data);
+    free(hf.data);
+}
+
+/* Plain host memory as an image, a table, temp or boxes: INVALID_POINTER
+ * (unless this device reads pageable host memory). */
+static void gpu_host_pointer_rejected(void **state) {
+    (void)state;
+    test_require_gpu();
+    int pageable = 0, dev = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev));
+    if (pageable) test_skip("this device can read pageable host memory");
+    const size_t W = 64, H = 16;
+    libscan_sat_image_t hin = host_image(LIBSCAN_U8, 1, W, H, 0), ht = host_image(LIBSCAN_U32, 1, W, H, 0);
+    libscan_sat_image_t din = to_device(&hin), dt = device_like(&ht);
+    size_t tb = 0;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_temp_bytes(W, H, 1, LIBSCAN_U32, &tb));
+    void *htemp = xmalloc(tb);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_sat_build(&hin, &dt, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_sat_build(&din, &ht, NULL, 0));
+    const libscan_sat_opts_t o = temp_opts(htemp, tb);
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_sat_build(&din, &dt, &o, 0));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_build(&din, &dt, NULL, 0));
+    libscan_box_t box = {0, 0, 1, 1};
+    uint32_t *ds;
+    CUDA_CHECK(cudaMalloc((void **)&ds, 4));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_sat_box_sums(&dt, &box, 1, ds, 0));
+    CUDA_SYNC();
+    CUDA_CHECK(cudaFree(ds));
+    CUDA_CHECK(cudaFree(din.data));
+    CUDA_CHECK(cudaFree(dt.data));
+    free(htemp);
+    free(hin.data);
+    free(ht.data);
+}
+
+/* A device table as host bytes, rows only (no padding). */
+static void download_rows(const libscan_sat_image_t *d, unsigned char *h) {
+    const size_t row = d->width * (size_t)d->channels * libscan_dtype_size(d->dtype);
+    CUDA_CHECK(cudaMemcpy2D(h, row, d->data, d->pitch, row, d->height, cudaMemcpyDeviceToHost));
+}
+
+/* opts = NULL (the temp cache, built anew after a release, then reused),
+ * zeroed options, caller temp at an odd address and opts = NULL under graph
+ * capture give bitwise the same table, floats included. */
+static void gpu_opts_null_matches_caller_temp(void **state) {
+    (void)state;
+    test_require_gpu();
+    rng_t r;
+    rng_init(&r, "gpu_opts_null", 0);
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const size_t shapes[][2] = {{1, 1}, {129, 9}, {300, 200}, {1000, 3}, {3, 1000}};
+    for (size_t p = 0; p < NPAIRS; ++p)
+        for (int ch = 1; ch <= 4; ch += 3)
+            for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
+                const size_t w = shapes[si][0], h = shapes[si][1];
+                libscan_sat_image_t in = host_image(kPairs[p].in, ch, w, h, 0);
+                fill_random(&in, &r, kPairs[p].in == LIBSCAN_U8 ? 255u : 65535u);
+                libscan_sat_image_t t = host_image(kPairs[p].table, ch, w, h, 8 * 3);
+                libscan_sat_image_t din = to_device(&in), dt[4];
+                for (int k = 0; k < 4; ++k) dt[k] = device_like(&t);
+                size_t tb = 0;
+                LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_temp_bytes(w, h, ch, kPairs[p].table, &tb));
+                unsigned char *temp;
+                CUDA_CHECK(cudaMalloc((void **)&temp, tb + 13));
+                if (si == 0) LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_cache_release()); /* first call: new cache */
+                LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_build(&din, &dt[0], NULL, s));
+                const libscan_sat_opts_t zero = LIBSCAN_SAT_OPTS_INIT, caller = temp_opts(temp + 13, tb);
+                LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_build(&din, &dt[1], &zero, s));
+                LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_build(&din, &dt[2], &caller, s));
+                cudaGraph_t graph = NULL;
+                cudaGraphExec_t exec = NULL;
+                CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+                const libscan_status_t captured = libscan_sat_build(&din, &dt[3], NULL, s);
+                const cudaError_t end = cudaStreamEndCapture(s, &graph); /* always end the capture */
+                LS_EXPECT(LIBSCAN_SUCCESS, captured);
+                CUDA_CHECK(end);
+                CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+                CUDA_CHECK(cudaGraphLaunch(exec, s));
+                CUDA_CHECK(cudaStreamSynchronize(s));
+                const size_t bytes = w * h * (size_t)ch * libscan_dtype_size(kPairs[p].table);
+                unsigned char *got[4];
+                for (int k = 0; k < 4; ++k) {
+                    got[k] = xmalloc(bytes);
+                    download_rows(&dt[k], got[k]);
+                }
+                static const char *const kWays[3] = {"zeroed opts", "caller temp", "opts = NULL under capture"};
+                for (int k = 1; k < 4; ++k)
+                    if (memcmp(got[0], got[k], bytes))
+                        TFAIL("pair %zu, %d ch, %zux%zu: %s differs from opts = NULL", p, ch, w, h, kWays[k - 1]);
+                /* and the table is right (not four times the same wrong one) */
+                ref_t ref = ref_table(&in);
+                to_host(&t, &dt[0]);
+                char what[96];
+                snprintf(what, sizeof what, "opts = NULL, pair %zu, %d ch, %zux%zu", p, ch, w, h);
+                expect_table(&t, &ref, what);
+                ref_free(&ref);
+                for (int k = 0; k < 4; ++k) {
+                    free(got[k]);
+                    CUDA_CHECK(cudaFree(dt[k].data));
+                }
+                CUDA_CHECK(cudaGraphExecDestroy(exec));
+                CUDA_CHECK(cudaGraphDestroy(graph));
+                CUDA_CHECK(cudaFree(temp));
+                CUDA_CHECK(cudaFree(din.data));
+                free(in.data);
+                free(t.data);
+            }
+    CUDA_CHECK(cudaStreamDestroy(s));
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_status_strings_and_types),
         cmocka_unit_test(cpu_temp_bytes),
-        cmocka_unit_test(cpu_argument_errors),
+        cmocka_unit_test(cpu_build_argument_errors),
+        cmocka_unit_test(cpu_filter_and_sums_argument_errors),
         cmocka_unit_test(cpu_build_matches_reference),
         cmocka_unit_test(cpu_box_sums_match_direct_sums),
         cmocka_unit_test(cpu_wrap_bound_u8),
@@ -742,6 +1063,8 @@ int main(void) {
         cmocka_unit_test(gpu_wrap_bound_16384),
         cmocka_unit_test(gpu_filter_matches_cpu),
         cmocka_unit_test(gpu_argument_errors),
+        cmocka_unit_test(gpu_host_pointer_rejected),
+        cmocka_unit_test(gpu_opts_null_matches_caller_temp),
     };
     test_begin("test_sat_lib");
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));

@@ -1,21 +1,26 @@
 /*
  * sat.h -- summed-area tables (integral images) of multi-channel images on
  * the GPU, box-sum queries and a variable-radius box filter; the same
- * operations on the CPU with identical results for integer tables.
+ * operations on the CPU, with identical results for integer tables.
+ *
+ * This family follows the conventions of <libscan/libscan.h> (statuses,
+ * streams, temp, pointers); what is particular to images is below.
  *
  * ---------------------------------------------------------------------------
- * Conventions shared by every function
+ * Conventions shared by every function of this family
  * ---------------------------------------------------------------------------
- * Images    Described by libscan_sat_image_t: interleaved channels (1..4), rows of
- *           `width` pixels, `pitch` bytes from one row to the next (at least
- *           width * channels * element size, a multiple of the element
- *           size), top row first. The data pointer must be aligned to the
- *           element size; 16-byte alignment is fastest.
+ * Images    Described by libscan_sat_image_t: interleaved channels (1..4),
+ *           rows of `width` pixels, `pitch` bytes from one row to the next
+ *           (at least width * channels * element size, and a multiple of the
+ *           element size), top row first, 1 <= width, height <=
+ *           LIBSCAN_SAT_MAX_DIM. An image covers the bytes from `data` to
+ *           data + pitch * (height - 1) + width * channels * element size;
+ *           the padding at the end of each row is never read or written.
  * The table S(x, y) = sum of in(i, j) over 0 <= i <= x, 0 <= j <= y, per
  *           channel (inclusive). A box [x0, x1] x [y0, y1] sums to
  *           S(x1,y1) - S(x0-1,y1) - S(x1,y0-1) + S(x0-1,y0-1), with S = 0
  *           outside the image.
- * Types     Supported (input -> table) pairs:
+ * Types     Supported (input -> table) dtype pairs:
  *             LIBSCAN_U8  -> LIBSCAN_U32   exact box sums, see "Wrap bound"
  *             LIBSCAN_U16 -> LIBSCAN_U32   exact box sums, see "Wrap bound"
  *             LIBSCAN_U16 -> LIBSCAN_U64   exact for every box of any image < 2^48 px
@@ -26,26 +31,52 @@
  *           D - B - C + A computed modulo 2^32 is exact whenever the true box
  *           sum is below 2^32, i.e. when area * max_value < 2^32. For 8-bit
  *           input that is any box of at most 16,843,009 pixels (a 4104 x 4104
- *           box, radius 2051), on any image size; libscan_sat_u32_max_exact_area()
- *           gives the bound for other maximum values. The filter below
- *           relies on it.
+ *           box, radius 2051), on any image size;
+ *           libscan_sat_u32_max_exact_area() gives the bound for other
+ *           maximum values. The filter below relies on it.
  * Floats    A float table accumulates corner sums as large as the whole
  *           image's sum, and a box sum is the difference of such values, so
  *           its absolute error grows with the image's total (about 2^-24 of
  *           it for LIBSCAN_F32: useless for small boxes of a 4K image). Use
- *           LIBSCAN_F64 (error about 2^-53 of the total). The GPU sums rows in a
- *           fixed tree order (bitwise reproducible), the CPU left to right,
- *           so float tables agree only up to rounding.
- * Status    Every function returns a libscan_status_t; LIBSCAN_SUCCESS is 0. All
- *           arguments are checked before anything is launched; a call that
- *           fails with anything but LIBSCAN_ERROR_CUDA launched nothing. The
- *           library never prints, aborts or exits.
- * Streams   GPU functions enqueue work on `stream` and return without
+ *           LIBSCAN_F64 (error about 2^-53 of the total).
+ * Determinism
+ *           Integer tables, box sums and filter outputs are exact, so the GPU
+ *           and the CPU give the same bits. A float table from the GPU is
+ *           bitwise the same on every run: the order in which it adds
+ *           elements depends only on the dtypes, the channel count, the width
+ *           and the height (not on the stream, the temp, graph capture or the
+ *           GPU's load). The CPU adds left to right, row by row, so GPU and CPU
+ *           float tables agree only up to rounding.
+ * Status    Every function that can fail returns a libscan_status_t with the
+ *           meanings of libscan.h; for images:
+ *             NULL_POINTER      an image descriptor, or the data pointer of
+ *                               one, is NULL (an optional image -- the
+ *                               filter's weight table -- may be NULL itself),
+ *                               or another required pointer is NULL;
+ *             INVALID_DTYPE     an image's dtype is not a libscan_dtype_t
+ *                               value, or not one this function takes (the
+ *                               pairs above for building; see each function);
+ *             INVALID_ARGUMENT  width, height, channels or pitch break the
+ *                               rules above, or images that must have the
+ *                               same shape do not; opts->d_temp NULL with
+ *                               opts->temp_bytes != 0;
+ *             INVALID_POINTER   a data pointer is not aligned to its element
+ *                               size, or (GPU functions) is not device-
+ *                               accessible memory;
+ *             OVERLAP           an image or array the call writes shares a
+ *                               byte with another argument (there is no in
+ *                               place), or the caller's temp shares one with
+ *                               an image;
+ *             TEMP_TOO_SMALL    opts->temp_bytes < libscan_sat_temp_bytes();
+ *             OUT_OF_MEMORY, CUDA  as in libscan.h (GPU functions only).
+ *           Everything is checked before anything is launched or written: a
+ *           call that fails with anything but CUDA (or OUT_OF_MEMORY) has
+ *           changed nothing. The library never prints, aborts or exits.
+ * Streams   GPU functions enqueue their work on `stream` and return without
  *           synchronising; results are ready when the stream gets there.
- *           Pointers given to GPU functions must be device-accessible.
- * In place  Never: outputs must not overlap inputs or temp
- *           (LIBSCAN_ERROR_INVALID_ARGUMENT).
- * Sizes     1 <= width, height <= LIBSCAN_SAT_MAX_DIM.
+ * Temp      Only libscan_sat_build needs temp: the caller's (opts->d_temp,
+ *           opts->temp_bytes), or with none the temp cache (libscan.h, "Temp"
+ *           and "The temp cache"), under stream capture a graph allocation.
  *
  * Plain C99, usable from C and C++.
  */
@@ -61,41 +92,43 @@
 extern "C" {
 #endif
 
+/* The largest width and height of an image. */
 #define LIBSCAN_SAT_MAX_DIM (1 << 30)
 
 /* An image (input, table or output). `data` is device memory for the GPU
- * functions and host memory for the sat_cpu_* functions; an input image is
- * only read even though the pointer is not const. */
+ * functions and host memory for the libscan_cpu_sat_* functions; an input
+ * image is only read even though the pointer is not const. */
 typedef struct libscan_sat_image {
     void *data;
-    libscan_dtype_t type;
-    int channels;  /* 1..4, interleaved */
-    size_t width;  /* pixels per row */
-    size_t height; /* rows */
-    size_t pitch;  /* bytes from one row to the next */
+    libscan_dtype_t dtype; /* element type of every channel */
+    int channels;          /* 1..4, interleaved */
+    size_t width;          /* pixels per row */
+    size_t height;         /* rows */
+    size_t pitch;          /* bytes from one row to the next */
 } libscan_sat_image_t;
 
-/* A box, inclusive corners; must satisfy 0 <= x0 <= x1 < width and
- * 0 <= y0 <= y1 < height (libscan_sat_box_sums checks this on the GPU and writes
- * zeros for boxes that do not, see there). */
+/* A box, inclusive corners, valid when 0 <= x0 <= x1 < width and
+ * 0 <= y0 <= y1 < height. The box-sum functions give 0 for any other box
+ * (not an error: the boxes are data, read only where the sums are made). */
 typedef struct libscan_box {
     int32_t x0, y0, x1, y1;
 } libscan_box_t;
 
 /* 1 when (in -> table) is one of the supported pairs listed above, else 0. */
-int libscan_sat_pair_supported(libscan_dtype_t in, libscan_dtype_t table);
+LIBSCAN_API int libscan_sat_pair_supported(libscan_dtype_t in, libscan_dtype_t table);
 
 /* The largest box area whose sum is exact in a modular 32-bit table when no
  * input value exceeds max_value: floor((2^32 - 1) / max_value)
  * (max_value 0 gives UINT64_MAX). E.g. 255 -> 16,843,009. */
-uint64_t libscan_sat_u32_max_exact_area(uint32_t max_value);
+LIBSCAN_API uint64_t libscan_sat_u32_max_exact_area(uint32_t max_value);
 
 /* ---- building the table ---------------------------------------------------- */
 
-/* Options of libscan_sat_build; zero-initialise (or LIBSCAN_SAT_OPTS_INIT),
+/* Options of libscan_sat_build. Zero-initialise (or LIBSCAN_SAT_OPTS_INIT),
  * or pass opts = NULL for the defaults.
- * d_temp, temp_bytes  caller temp of at least libscan_sat_temp_bytes(), or
- *                     NULL/0: the temp cache (libscan.h, Temp). */
+ * d_temp, temp_bytes  the caller's temp, at least libscan_sat_temp_bytes()
+ *                     bytes, any alignment; must not overlap either image.
+ *                     NULL/0: the temp cache (libscan.h, "Temp"). */
 typedef struct libscan_sat_opts {
     void *d_temp;
     size_t temp_bytes;
@@ -103,55 +136,70 @@ typedef struct libscan_sat_opts {
 
 #define LIBSCAN_SAT_OPTS_INIT {NULL, 0}
 
-/* Device temp bytes libscan_sat_build needs for a table of width x height x channels
- * elements of `table`: one intermediate (transposed) table. Returns
- * LIBSCAN_ERROR_INVALID_ARGUMENT for bad sizes, LIBSCAN_ERROR_INVALID_DTYPE for a
- * type that is not a table type. */
-libscan_status_t libscan_sat_temp_bytes(size_t width, size_t height, int channels, libscan_dtype_t table, size_t *bytes);
+/*
+ * libscan_sat_temp_bytes: *temp_bytes = the temp libscan_sat_build needs for
+ * a table of width x height pixels of `channels` elements of `table`
+ * (about one more table's bytes), LIBSCAN_TEMP_ALIGNMENT bytes of slack
+ * included, so any d_temp pointer works. Host-only, no CUDA call.
+ * Returns SUCCESS, NULL_POINTER (temp_bytes NULL), INVALID_DTYPE (`table` is
+ * not LIBSCAN_U32, U64, F32 or F64) or INVALID_ARGUMENT (a size out of
+ * range, or a figure that does not fit a size_t).
+ */
+LIBSCAN_API libscan_status_t libscan_sat_temp_bytes(size_t width, size_t height, int channels, libscan_dtype_t table,
+                                                    size_t *temp_bytes);
 
-/* Computes the summed-area table of `in` into `out` on the GPU: every row is
- * scanned and written transposed into temp by one kernel (a block scans a
- * band of rows tile by tile, carrying each row's total, and writes each tile
- * transposed from shared memory), and a second launch of the same kernel
- * scans the rows of temp (the input's columns) and transposes them back
- * into `out`. All channels of a pixel are summed together in one pass.
+/*
+ * libscan_sat_build: the summed-area table of `in` into `out`, on the GPU.
  *
- * in:   the image; in->type and out->type must be a supported pair;
- *       channels, width and height must match out's.
- * out:  the table (elements of out->type). Must not overlap in or temp.
- * d_temp, temp_bytes: device scratch of at least libscan_sat_temp_bytes(); or NULL
- *       and 0, and the call takes it with cudaMallocAsync/cudaFreeAsync on
- *       the stream (then it is not safe under graph capture).
- * Statuses: LIBSCAN_ERROR_INVALID_ARGUMENT (NULL, sizes, pitches, alignment,
- *       overlap), LIBSCAN_ERROR_INVALID_DTYPE (type pair), LIBSCAN_ERROR_TEMP_TOO_SMALL,
- *       LIBSCAN_ERROR_OUT_OF_MEMORY, LIBSCAN_ERROR_CUDA.
- * Asynchronous on `stream`; integer tables are bitwise equal to
- * libscan_cpu_sat_build's, float tables bitwise reproducible run to run. */
-libscan_status_t libscan_sat_build(const libscan_sat_image_t *in, const libscan_sat_image_t *out,
-                                   const libscan_sat_opts_t *opts, cudaStream_t stream);
-
-/* ---- queries -------------------------------------------------------------------- */
-
-/* Sums of n boxes from a table, on the GPU.
+ * in      the image (device memory); in->dtype -> out->dtype must be one of
+ *         the supported pairs.
+ * out     the table (device memory, elements of out->dtype), with in's
+ *         width, height and channels. Must not overlap `in` or the temp.
+ * opts    NULL, or the caller's temp (see libscan_sat_opts_t).
+ * stream  the CUDA stream the work is enqueued on.
  *
- * table: a table from libscan_sat_build (any table type). d_boxes: n boxes in device
- * memory. d_sums: n * table->channels elements of table->type, box i's
- * channel c at d_sums[i * channels + c]. A box outside the image or with
- * x0 > x1 or y0 > y1 gets sums of 0 (it is not an error: the boxes are
- * never read by the host). Integer sums are exact under the wrap bound.
- * n == 0 launches nothing (pointers may then be NULL).
- * Statuses: LIBSCAN_ERROR_INVALID_ARGUMENT, LIBSCAN_ERROR_INVALID_DTYPE, LIBSCAN_ERROR_CUDA.
- * Asynchronous on `stream`. */
-libscan_status_t libscan_sat_box_sums(const libscan_sat_image_t *table, const libscan_box_t *d_boxes, size_t n, void *d_sums,
-                          cudaStream_t stream);
+ * Returns SUCCESS, or: NULL_POINTER (in, out or a data pointer NULL),
+ * INVALID_DTYPE (unknown dtype or unsupported pair), INVALID_ARGUMENT (sizes,
+ * channels, pitches, shapes differ, d_temp NULL with temp_bytes != 0),
+ * INVALID_POINTER (misaligned or not device memory), OVERLAP,
+ * TEMP_TOO_SMALL, OUT_OF_MEMORY, CUDA. Asynchronous on `stream`; integer
+ * tables are bitwise equal to libscan_cpu_sat_build's, float tables bitwise
+ * the same on every run, whichever way temp is given (see Determinism).
+ */
+LIBSCAN_API libscan_status_t libscan_sat_build(const libscan_sat_image_t *in, const libscan_sat_image_t *out,
+                                               const libscan_sat_opts_t *opts, cudaStream_t stream);
 
-/* ---- the variable-radius box filter ----------------------------------------------- */
+/* ---- queries ------------------------------------------------------------------ */
+
+/*
+ * libscan_sat_box_sums: the sums of n boxes from a table, on the GPU.
+ *
+ * table    a table from libscan_sat_build (dtype LIBSCAN_U32, U64, F32 or
+ *          F64; device memory).
+ * d_boxes  n boxes in device memory (aligned to 4 bytes).
+ * d_sums   n * table->channels elements of table->dtype in device memory,
+ *          aligned to that element: box i's channel c goes to
+ *          d_sums[i * channels + c]. Must not overlap the table or the boxes.
+ *          A box that is not valid (see libscan_box_t) gets sums of 0.
+ *          Integer sums are exact under the wrap bound.
+ * n        0 launches nothing (d_boxes and d_sums may then be NULL; the
+ *          table is still checked).
+ * Returns SUCCESS, NULL_POINTER (table, its data, or d_boxes/d_sums with
+ * n > 0), INVALID_DTYPE, INVALID_ARGUMENT (table geometry, n too large for
+ * the sums to be addressed), INVALID_POINTER, OVERLAP, CUDA. Asynchronous on
+ * `stream`.
+ */
+LIBSCAN_API libscan_status_t libscan_sat_box_sums(const libscan_sat_image_t *table, const libscan_box_t *d_boxes,
+                                                  size_t n, void *d_sums, cudaStream_t stream);
+
+/* ---- the variable-radius box filter ------------------------------------------- */
 
 /* Radii are unsigned 8.8 fixed point: r_q8 = round(radius * 256), so a
  * radius is at most LIBSCAN_SAT_MAX_RADIUS_Q8 / 256 = 255.996 pixels. */
 #define LIBSCAN_SAT_MAX_RADIUS_Q8 0xffffu
 
-/* Box filter with a radius per pixel, on the GPU.
+/*
+ * libscan_sat_box_filter: box filter with a radius per pixel, on the GPU.
  *
  * For the pixel (x, y) with radius r = r_q8 / 256, R = floor(r), f = r_q8 mod
  * 256: box_k is the square of half-width R + k (k = 0, 1) around (x, y),
@@ -165,35 +213,56 @@ libscan_status_t libscan_sat_box_sums(const libscan_sat_image_t *table, const li
  * The result differs from the exactly rounded mean only when the exact blend
  * lies within 2^-16 above a half-integer (it may then be one lower).
  *
- * table:   a LIBSCAN_U32 table (from 8- or 16-bit input, so every box sum must
- *          be exact: (2 * ceil(max radius) + 1)^2 * max value < 2^32).
- * wtable:  NULL, or a one-channel LIBSCAN_U32 table of weights of the same size
- *          (every weight >= 1, so no box has a zero weight sum).
- * d_radius_q8, radius_pitch: per-pixel radii (uint16_t, pitch in bytes), or
- *          NULL to use uniform_radius_q8 everywhere.
- * out:     LIBSCAN_U8 or LIBSCAN_U16, channels/width/height of table; values above
- *          the type's maximum are clamped. Must not overlap the inputs.
- * Statuses: LIBSCAN_ERROR_INVALID_ARGUMENT, LIBSCAN_ERROR_INVALID_DTYPE (table not
- *          LIBSCAN_U32, out not U8/U16), LIBSCAN_ERROR_CUDA.
- * Asynchronous on `stream`. The output is bitwise equal to
- * libscan_cpu_sat_box_filter's for the same tables. */
-libscan_status_t libscan_sat_box_filter(const libscan_sat_image_t *table, const libscan_sat_image_t *wtable, const uint16_t *d_radius_q8,
-                            size_t radius_pitch, uint16_t uniform_radius_q8, const libscan_sat_image_t *out,
-                            cudaStream_t stream);
+ * table        a LIBSCAN_U32 table (from 8- or 16-bit input) in which every
+ *              box the filter reads sums exactly: (2 * ceil(max radius) + 1)^2
+ *              * max value < 2^32.
+ * wtable       NULL, or a one-channel LIBSCAN_U32 table of weights with the
+ *              table's width and height (every weight >= 1, so no box has a
+ *              zero weight sum).
+ * d_radius_q8  per-pixel radii (uint16_t, device memory, aligned to 2 bytes)
+ *              with rows radius_pitch bytes apart (even, >= width * 2); or
+ *              NULL: uniform_radius_q8 everywhere (radius_pitch is then
+ *              ignored).
+ * out          LIBSCAN_U8 or LIBSCAN_U16, the table's channels, width and
+ *              height; values above the type's maximum are clamped. Must not
+ *              overlap the table, the weight table or the radii.
+ * Returns SUCCESS, or: NULL_POINTER (table, out or a data pointer NULL),
+ * INVALID_DTYPE (table or wtable not LIBSCAN_U32, out not U8/U16),
+ * INVALID_ARGUMENT (geometry, shapes, wtable->channels != 1, radius_pitch),
+ * INVALID_POINTER, OVERLAP, CUDA. Asynchronous on `stream`. The output is
+ * bitwise equal to libscan_cpu_sat_box_filter's for the same tables.
+ */
+LIBSCAN_API libscan_status_t libscan_sat_box_filter(const libscan_sat_image_t *table,
+                                                    const libscan_sat_image_t *wtable, const uint16_t *d_radius_q8,
+                                                    size_t radius_pitch, uint16_t uniform_radius_q8,
+                                                    const libscan_sat_image_t *out, cudaStream_t stream);
 
-/* ---- the same on the CPU (host memory, synchronous) ----------------------------- */
+/* ---- the same on the CPU (host memory, synchronous) ---------------------------- */
 
-/* libscan_sat_build on the host: row by row, left to right. Same checks and
- * statuses (no temp, never LIBSCAN_ERROR_CUDA). */
-libscan_status_t libscan_cpu_sat_build(const libscan_sat_image_t *in, const libscan_sat_image_t *out);
+/*
+ * libscan_cpu_sat_build: libscan_sat_build on the host (images in host
+ * memory), row by row, left to right. No temp, no CUDA call. Same rules and
+ * statuses, except that INVALID_POINTER means misaligned only and there is
+ * no TEMP_TOO_SMALL, OUT_OF_MEMORY or CUDA.
+ */
+LIBSCAN_API libscan_status_t libscan_cpu_sat_build(const libscan_sat_image_t *in, const libscan_sat_image_t *out);
 
-/* libscan_sat_box_sums on the host (boxes and sums in host memory). */
-libscan_status_t libscan_cpu_sat_box_sums(const libscan_sat_image_t *table, const libscan_box_t *boxes, size_t n, void *sums);
+/*
+ * libscan_cpu_sat_box_sums: libscan_sat_box_sums on the host (table, boxes
+ * and sums in host memory); same rules and statuses, never CUDA.
+ */
+LIBSCAN_API libscan_status_t libscan_cpu_sat_box_sums(const libscan_sat_image_t *table, const libscan_box_t *boxes,
+                                                      size_t n, void *sums);
 
-/* libscan_sat_box_filter on the host, the same integer arithmetic (radii in host
- * memory). */
-libscan_status_t libscan_cpu_sat_box_filter(const libscan_sat_image_t *table, const libscan_sat_image_t *wtable, const uint16_t *radius_q8,
-                                size_t radius_pitch, uint16_t uniform_radius_q8, const libscan_sat_image_t *out);
+/*
+ * libscan_cpu_sat_box_filter: libscan_sat_box_filter on the host (radii in
+ * host memory), the same integer arithmetic, hence the same output bits;
+ * same rules and statuses, never CUDA.
+ */
+LIBSCAN_API libscan_status_t libscan_cpu_sat_box_filter(const libscan_sat_image_t *table,
+                                                        const libscan_sat_image_t *wtable, const uint16_t *radius_q8,
+                                                        size_t radius_pitch, uint16_t uniform_radius_q8,
+                                                        const libscan_sat_image_t *out);
 
 #ifdef __cplusplus
 }

@@ -22,7 +22,7 @@ libscan_status_t libscan_cpu_sat_box_filter(const libscan_sat_image_t *table, co
             libscan__sat_filter_pixel(t, table->pitch, C, wt, wpitch, table->width, table->height, x, y,
                               rrow ? rrow[x] : uniform_radius_q8, v);
             for (int c = 0; c < C; ++c) {
-                if (out->type == LIBSCAN_U16)
+                if (out->dtype == LIBSCAN_U16)
                     ((uint16_t *)(void *)orow)[x * (size_t)C + (size_t)c] = (uint16_t)(v[c] > 65535u ? 65535u : v[c]);
                 else
                     orow[x * (size_t)C + (size_t)c] = (uint8_t)(v[c] > 255u ? 255u : v[c]);

@@ -35,7 +35,7 @@ SAT_CPU_BUILD(build_f32_f64, float, double)
 libscan_status_t libscan_cpu_sat_build(const libscan_sat_image_t *in, const libscan_sat_image_t *out) {
     const libscan_status_t st = libscan__sat_check_build(in, out);
     if (st != LIBSCAN_SUCCESS) return st;
-    switch (in->type * 8 + out->type) {
+    switch (in->dtype * 8 + out->dtype) {
     case LIBSCAN_U8 * 8 + LIBSCAN_U32: build_u8_u32(in, out); break;
     case LIBSCAN_U16 * 8 + LIBSCAN_U32: build_u16_u32(in, out); break;
     case LIBSCAN_U16 * 8 + LIBSCAN_U64: build_u16_u64(in, out); break;
@@ -79,7 +79,7 @@ SAT_CPU_SUMS(sums_f64, double)
 libscan_status_t libscan_cpu_sat_box_sums(const libscan_sat_image_t *table, const libscan_box_t *boxes, size_t n, void *sums) {
     const libscan_status_t st = libscan__sat_check_sums(table, boxes, n, sums);
     if (st != LIBSCAN_SUCCESS || n == 0) return st;
-    switch (table->type) {
+    switch (table->dtype) {
     case LIBSCAN_U32: sums_u32(table, boxes, n, (uint32_t *)sums); break;
     case LIBSCAN_U64: sums_u64(table, boxes, n, (uint64_t *)sums); break;
     case LIBSCAN_F32: sums_f32(table, boxes, n, (float *)sums); break;

@@ -45,7 +45,7 @@ cudaError_t build_launch(void *ctx, void *temp_ptr, size_t, cudaStream_t stream)
     const Images *c = static_cast<const Images *>(ctx);
     const libscan_sat_image_t *in = c->in, *out = c->out;
     unsigned char *temp = static_cast<unsigned char *>(temp_ptr);
-    switch (in->type * 8 + out->type) {
+    switch (in->dtype * 8 + out->dtype) {
     case LIBSCAN_U8 * 8 + LIBSCAN_U32: return build_channels<uint8_t, uint32_t>(in, out, temp, stream);
     case LIBSCAN_U16 * 8 + LIBSCAN_U32: return build_channels<uint16_t, uint32_t>(in, out, temp, stream);
     case LIBSCAN_U16 * 8 + LIBSCAN_U64: return build_channels<uint16_t, unsigned long long>(in, out, temp, stream);
@@ -56,7 +56,7 @@ cudaError_t build_launch(void *ctx, void *temp_ptr, size_t, cudaStream_t stream)
 }
 
 void add_image(libscan__call_t *c, const libscan_sat_image_t *img, int writes) {
-    const size_t es = libscan_dtype_size(img->type);
+    const size_t es = libscan_dtype_size(img->dtype);
     libscan__call_buf(c, img->data, libscan__sat_image_span(img), es, writes, -1);
 }
 
@@ -87,16 +87,18 @@ __global__ void filter_kernel(const unsigned char *__restrict__ t, size_t pitch,
 } // namespace
 
 extern "C" libscan_status_t libscan_sat_temp_bytes(size_t width, size_t height, int channels, libscan_dtype_t table,
-                                                  size_t *bytes) {
-    if (!bytes) return LIBSCAN_ERROR_NULL_POINTER;
+                                                  size_t *temp_bytes) {
+    if (!temp_bytes) return LIBSCAN_ERROR_NULL_POINTER;
     if (table != LIBSCAN_U32 && table != LIBSCAN_U64 && table != LIBSCAN_F32 && table != LIBSCAN_F64)
         return LIBSCAN_ERROR_INVALID_DTYPE;
     if (width < 1 || height < 1 || width > LIBSCAN_SAT_MAX_DIM || height > LIBSCAN_SAT_MAX_DIM || channels < 1 ||
         channels > 4)
         return LIBSCAN_ERROR_INVALID_ARGUMENT;
+    // One transposed table of `width` rows of `height` pixels (build_sat's
+    // temp), plus the slack that lets libscan__enter align any d_temp.
     const size_t tp = temp_pitch(height, channels, libscan_dtype_size(table));
     if (tp > (SIZE_MAX - LIBSCAN_TEMP_ALIGNMENT) / width) return LIBSCAN_ERROR_INVALID_ARGUMENT;
-    *bytes = libscan__with_slack(tp * width);
+    *temp_bytes = libscan__with_slack(tp * width);
     return LIBSCAN_SUCCESS;
 }
 
@@ -107,7 +109,7 @@ extern "C" libscan_status_t libscan_sat_build(const libscan_sat_image_t *in, con
     libscan_status_t st = libscan__sat_check_build(in, out);
     if (st != LIBSCAN_SUCCESS) return st;
     size_t need = 0;
-    if ((st = libscan_sat_temp_bytes(in->width, in->height, in->channels, out->type, &need)) != LIBSCAN_SUCCESS)
+    if ((st = libscan_sat_temp_bytes(in->width, in->height, in->channels, out->dtype, &need)) != LIBSCAN_SUCCESS)
         return st;
     if ((in->height + kBand - 1) / kBand > 0x7fffffffu || (in->width + kBand - 1) / kBand > 0x7fffffffu)
         return LIBSCAN_ERROR_INVALID_ARGUMENT;
@@ -139,7 +141,7 @@ cudaError_t sums_launch(void *ctx, void *, size_t, cudaStream_t stream) {
         box_sums_kernel<Acc><<<blocks, threads, 0, stream>>>(t, table->pitch, table->channels, table->width,
                                                               table->height, b, n, static_cast<Acc *>(c->sums));
     };
-    switch (table->type) {
+    switch (table->dtype) {
     case LIBSCAN_U32: launch(uint32_t()); break;
     case LIBSCAN_U64: launch((unsigned long long)0); break;
     case LIBSCAN_F32: launch(float()); break;
@@ -160,7 +162,7 @@ cudaError_t filter_launch(void *ctx, void *, size_t, cudaStream_t stream) {
     const unsigned char *r = reinterpret_cast<const unsigned char *>(c->radius);
     unsigned char *o = static_cast<unsigned char *>(out->data);
     const size_t wp = wtable ? wtable->pitch : 0, W = table->width, H = table->height;
-    const int o16 = out->type == LIBSCAN_U16;
+    const int o16 = out->dtype == LIBSCAN_U16;
     auto launch = [&](auto kernel) {
         kernel<<<grid, block, 0, stream>>>(t, table->pitch, wt, wp, W, H, r, c->radius_pitch, c->uniform_q8, o,
                                            out->pitch, o16);
@@ -186,12 +188,12 @@ extern "C" libscan_status_t libscan_sat_box_sums(const libscan_sat_image_t *tabl
     ctx.boxes = d_boxes;
     ctx.n = n;
     ctx.sums = d_sums;
-    const size_t es = libscan_dtype_size(table->type);
+    const size_t es = libscan_dtype_size(table->dtype);
     libscan__call_t c;
     libscan__call_init(&c, nullptr, 0, 0);
     add_image(&c, table, 0);
     libscan__call_buf(&c, d_boxes, n * sizeof(libscan_box_t), alignof(libscan_box_t), 0, -1);
-    libscan__call_buf(&c, d_sums, n * (size_t)table->channels * es, es, 1, -1);
+    libscan__call_buf(&c, d_sums, libscan__sat_sums_bytes(table, n), es, 1, -1);
     c.empty = n == 0;
     c.launch = sums_launch;
     c.ctx = &ctx;

@@ -9,8 +9,8 @@ set -euo pipefail
 
 prog=$1
 scene=$2
-# shellcheck source-path=SCRIPTDIR source=../support/cli_lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../support/cli_lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../../support/cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../support/cli_lib.sh"
 cli_init "$prog"
 
 # bad NAME STRINGS... -- ARGS: exit 1, one line naming the strings, no output left.

@@ -1,20 +1,43 @@
-// sat_kernels.cuh -- the SAT library's kernels (private; sat_gpu.cu
-// instantiates them).
+// sat_kernels.cuh -- the device layer of the SAT family (namespace
+// libscan::sat): the kernels behind libscan_sat_build and
+// libscan_sat_box_sums (<libscan/sat.h>), for code that builds summed-area
+// tables from its own kernels, e.g. with a per-pixel transform fused into the
+// first read. Header-only; include it from CUDA C++ (C++17), link
+// libscan::device.
 //
-// scan_rows_transpose: out(c, r) = in(r, 0) + ... + in(r, c) for a matrix of
-// `rows` x `cols` pixels of C channels: scans every row and writes the
-// result transposed (out has `cols` rows of `rows` pixels). Run twice it
-// gives the summed-area table (rows, then the original columns, and back).
+// build_sat<In, Acc, C>(in, in_pitch, W, H, temp, out, out_pitch, stream,
+//                        xform = NoTransform())
+//   Enqueues on `stream` the summed-area table (sat.h, "The table") of a
+//   W x H image of C interleaved channels of In (pitches in bytes), summed in
+//   Acc (unsigned integers wrap), into `out`. Every pixel passes through
+//   xform(row, column, pixel) as it is read (the pixel a Vec<Acc, C> of the
+//   input converted to Acc; NoTransform leaves it as is). Two kernel
+//   launches, nothing else: no allocation, no synchronisation, so it may be
+//   captured into a graph. Returns the launch error, if any.
+//   temp    device scratch of temp_pitch(H, C, sizeof(Acc)) * W bytes,
+//           aligned to 256 bytes (libscan_sat_temp_bytes() gives these bytes
+//           plus 256 of slack for aligning a pointer up).
+//   Rules   in, out and temp must not overlap; in and out aligned to their
+//           element sizes; W, H in 1 .. LIBSCAN_SAT_MAX_DIM. Nothing is
+//           checked here: the C API checks, this layer trusts its caller.
+//   Result  bitwise libscan_sat_build's for the same image and types (with
+//           NoTransform); integer tables equal libscan_cpu_sat_build's. The
+//           order in which float elements are added depends only on In, Acc,
+//           C, W and H.
 //
-// Layout of one block: kBand warps, warp w owns row band_start + w. The row
-// is walked in tiles of kTile = 32 * K columns; lane l holds the K
-// consecutive pixels at tile_start + l*K. A tile is scanned inside the
-// thread (K items), across the warp (libscan::WarpScan over the per-lane
-// totals of the channel vector) and offset by the row's running total
-// (carried in registers from tile to tile). The scanned kBand x kTile tile
-// goes to shared memory and is written out transposed: each output row
-// (one input column) receives kBand consecutive pixels, written by kBand
-// consecutive threads (kBand * C * sizeof(Acc) >= 32 bytes: whole sectors).
+// scan_rows_transpose<In, Acc, C, Xform>: one pass of build_sat (scans the
+// rows of a matrix and writes them transposed); box_sums_kernel<Acc>: the
+// kernel of libscan_sat_box_sums (a thread per box, sums of 0 for invalid
+// boxes). Their launch shapes are build_sat's and sat_gpu.cu's; the tile
+// sizes below are tuning values that may change between versions.
+//
+// How a pass works: a block takes kBand rows, one warp per row, and walks
+// the row in tiles of kTile = 32 * kItems columns; lane l scans the kItems
+// consecutive pixels at tile_start + l * kItems in registers, the warp scans
+// the lane totals (libscan::WarpScan over the channel vector), and each row's
+// running total is carried from tile to tile. The scanned kBand x kTile tile
+// is staged in shared memory and written out transposed, each output row
+// receiving kBand consecutive pixels from kBand consecutive threads.
 #pragma once
 
 #include <cstddef>
@@ -46,9 +69,11 @@ template <typename T, int C> struct VecSum {
     }
 };
 
-// Load transform of scan_rows_transpose: the pixel as read (no change).
-// Others (blur_gpu.cu) map (row, column, pixel) to the value to scan, which
-// fuses a per-pixel weighting into the first pass instead of a separate one.
+// Load transform of scan_rows_transpose: the pixel as read (no change). A
+// caller's transform maps (row, column, pixel) to the value to scan (build_sat
+// applies it in the first pass only, where row and column are the image's y
+// and x), which fuses e.g. a per-pixel weighting into the table's first read
+// instead of a separate pass over the image.
 struct NoTransform {
     template <typename V> __device__ __forceinline__ V operator()(size_t, size_t, const V &v) const { return v; }
 };
