@@ -8,8 +8,8 @@ set -euo pipefail
 
 demo=$1
 sample=$2
-# shellcheck source-path=SCRIPTDIR source=../../tests/support/cli_lib.sh
-source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../tests/support/cli_lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../../support/cli_lib.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../support/cli_lib.sh"
 cli_init "$demo"
 
 same_output() { # NAME EXPECTED (lines joined by spaces)
