@@ -251,8 +251,9 @@ SelectSizesResult run_select_sizes(const std::vector<int> &logs, int reps, int w
     CK(cudaEventCreate(&e1));
 
     std::printf("## select-if u32, 50%% kept: opts = NULL beside caller temp; CUB with int and int64_t item counts\n\n");
-    std::printf("First opts = NULL call of each size after libscan_temp_cache_release() (the call creates its "
-                "cache block, with memory newly mapped from libscan's pool), on an idle stream:\n\n");
+    std::printf("First opts = NULL call of each size after libscan_temp_cache_release(), on an idle stream: the "
+                "call creates the stream's cache block from memory newly mapped into libscan's pool (the first "
+                "row's call also creates the pool):\n\n");
     std::printf("| n | first call, device us | host us inside the call | check |\n| --- | --- | --- | --- |\n");
     for (int lg : logs) {
         const Size z(b, size_t(1) << lg, s, prop, size_seed(seed, lg));
