@@ -21,6 +21,8 @@ extern "C" size_t compact_test_tile_items(libscan_dtype_t dtype) {
     case LIBSCAN_I64: return libscan::compact::DeviceCompact<int64_t>::kTileItems;
     case LIBSCAN_F32: return libscan::compact::DeviceCompact<float>::kTileItems;
     case LIBSCAN_F64: return libscan::compact::DeviceCompact<double>::kTileItems;
+    case LIBSCAN_U8:
+    case LIBSCAN_U16: return 0; // not a compaction dtype (INVALID_DTYPE)
     }
     return 0;
 }

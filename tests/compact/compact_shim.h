@@ -7,7 +7,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Elements per tile of the compaction kernels for dtype (0 if unknown). */
+/* Elements per tile of the compaction kernels for dtype (0 for a dtype that
+ * compaction does not take). */
 size_t compact_test_tile_items(libscan_dtype_t dtype);
 /* DeviceCompact<uint32_t>::select_if (or partition_if when d_rejected is not
  * NULL) with a functor keeping multiples of m, synchronised. 0 on success. */

@@ -1,13 +1,16 @@
-/* test_compact_lib.c -- the compaction library (apps/compact/compact.h)
- * against an independent reference written here.
+/* test_compact_lib.c -- the compaction family (<libscan/compact.h>) against
+ * an independent reference written here.
  *
  *   test_compact_lib cpu   label cpu: the CPU path over every type x mode x
  *                          selection rate x size, the host-only checks
  *                          (statuses decided before any CUDA call, with fake
- *                          never-dereferenced device pointers), names
+ *                          never-dereferenced device pointers; U8/U16
+ *                          refused everywhere), names
  *   test_compact_lib gpu   label gpu: the same sweep on the GPU, in place,
- *                          caller temp, offsets, host pointers, count 0,
- *                          streams, 2^28 elements, a user functor
+ *                          caller temp, opts = NULL (the temp cache) against
+ *                          caller temp, graph capture, offsets, host
+ *                          pointers, count 0, streams, U8/U16 refused,
+ *                          2^28 elements, a user functor
  *
  * Every output buffer is poisoned first, and the poison must survive past the
  * count written. Fresh random inputs per run (seed printed). */
@@ -601,7 +604,10 @@ static void test_cpu_temp_bytes(void **state) {
     (void)state;
     size_t b = 1;
     LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_compact_temp_bytes(10, LIBSCAN_U32, NULL));
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_compact_temp_bytes(10, (libscan_dtype_t)6, &b));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_compact_temp_bytes(10, LIBSCAN_U8, &b));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_compact_temp_bytes(10, LIBSCAN_U16, &b));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_compact_temp_bytes(10, (libscan_dtype_t)8, &b));
+    assert_int_equal(b, 1); /* not written on error */
     LS_EXPECT(LIBSCAN_ERROR_TOO_LARGE, libscan_compact_temp_bytes(LIBSCAN_MAX_COUNT + 1, LIBSCAN_U32, &b));
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_compact_temp_bytes(0, LIBSCAN_U32, &b));
     assert_int_equal(b, 0);
@@ -681,7 +687,7 @@ static void test_cpu_path_argument_errors(void **state) {
     size_t k = 0;
     libscan_pred_t p = {LIBSCAN_PRED_GT, {0}, {0}};
     libscan_compact_opts_t o = LIBSCAN_COMPACT_OPTS_INIT;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_unique(in, out, &k, 4, (libscan_dtype_t)6, NULL));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_unique(in, out, &k, 4, (libscan_dtype_t)8, NULL));
     LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_select_if(in, out, &k, 4, LIBSCAN_U32, NULL, NULL));
     LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_select_if(in, out, NULL, 4, LIBSCAN_U32, &p, NULL));
     LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_cpu_select_flagged(in, NULL, out, &k, 4, LIBSCAN_U32, NULL));
@@ -701,6 +707,55 @@ static void test_cpu_path_argument_errors(void **state) {
     k = 99;
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_partition_flagged(NULL, NULL, NULL, NULL, &k, 0, LIBSCAN_U32, NULL));
     assert_int_equal(k, 0);
+}
+
+/* U8 and U16 are libscan dtypes (sort keys, SAT images) but not compaction
+ * dtypes: every function of compact.h refuses them before anything else,
+ * the CPU ones and the predicate check included. The GPU calls get fake
+ * device pointers: the dtype is refused before any CUDA call. */
+static const libscan_dtype_t small_dtypes[2] = {LIBSCAN_U8, LIBSCAN_U16};
+
+static void test_cpu_small_dtypes_refused(void **state) {
+    (void)state;
+    for (int di = 0; di < 2; ++di) {
+        const libscan_dtype_t t = small_dtypes[di];
+        libscan_pred_t p = {LIBSCAN_PRED_GT, {0}, {0}};
+        libscan_compact_opts_t o = LIBSCAN_COMPACT_OPTS_INIT;
+        size_t *num = fake_num;
+        const unsigned char *flags = fake_flags;
+        size_t b = 7;
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_compact_temp_bytes(100, t, &b));
+        assert_int_equal(b, 7);
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_pred_check(&p, t));
+        for (int with_opts = 0; with_opts < 2; ++with_opts) {
+            const libscan_compact_opts_t *op = with_opts ? &o : NULL;
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_select_if(fake_in, fake_out, num, 100, t, &p, op, 0));
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_select_flagged(fake_in, flags, fake_out, num, 100, t, op, 0));
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE,
+                      libscan_partition_if(fake_in, fake_out, fake_rej, num, 100, t, &p, op, 0));
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE,
+                      libscan_partition_flagged(fake_in, flags, fake_out, fake_rej, num, 100, t, op, 0));
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_unique(fake_in, fake_out, num, 100, t, op, 0));
+            /* count 0 too: the dtype is checked before the count */
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_unique(NULL, NULL, num, 0, t, op, 0));
+        }
+        /* The CPU functions on real host buffers: nothing is written. */
+        unsigned char in[16], out[16], rej[16], fl[16];
+        for (int i = 0; i < 16; ++i) in[i] = (unsigned char)i, fl[i] = (unsigned char)(i & 1);
+        memset(out, POISON, sizeof out);
+        memset(rej, POISON, sizeof rej);
+        size_t k = 99;
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_select_if(in, out, &k, 4, t, &p, NULL));
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_select_flagged(in, fl, out, &k, 4, t, NULL));
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_partition_if(in, out, rej, &k, 4, t, &p, NULL));
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_partition_flagged(in, fl, out, rej, &k, 4, t, NULL));
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_unique(in, out, &k, 4, t, NULL));
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_unique(NULL, NULL, &k, 0, t, NULL));
+        assert_int_equal(k, 99);
+        for (int i = 0; i < 16; ++i)
+            if (out[i] != POISON || rej[i] != POISON) TFAIL("cpu %s: byte %d written after INVALID_DTYPE",
+                                                            libscan_dtype_name(t), i);
+    }
 }
 
 /* ---- GPU-only ------------------------------------------------------------------------ */
@@ -735,12 +790,208 @@ static void test_gpu_count_zero_and_host_pointers(void **state) {
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_unique(NULL, NULL, d_num, 0, LIBSCAN_F32, NULL, 0));
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_count_to_host(d_num, &k, 0));
     assert_int_equal(k, 0);
-    uint32_t host[64] = {0}, hout[64];
-    size_t hnum;
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_unique(host, hout, d_num, 64, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_unique(host, hout, &hnum, 64, LIBSCAN_U32, NULL, 0));
-    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_count_to_host(&hnum, &k, 0));
+    /* Host memory is refused, unless this device reads pageable memory. */
+    int dev = 0, pageable = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev));
+    if (!pageable) {
+        uint32_t host[64] = {0}, hout[64];
+        size_t hnum;
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_unique(host, hout, d_num, 64, LIBSCAN_U32, NULL, 0));
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_unique(host, hout, &hnum, 64, LIBSCAN_U32, NULL, 0));
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER, libscan_count_to_host(&hnum, &k, 0));
+    }
     CUDA_CHECK(cudaFree(d_num));
+}
+
+/* U8/U16 on the GPU with real device buffers, with and without caller temp:
+ * INVALID_DTYPE, and nothing was launched (count and outputs keep their
+ * poison). */
+static void test_gpu_small_dtypes_refused(void **state) {
+    (void)state;
+    if (!test_require_gpu()) return;
+    const size_t n = 4096;
+    unsigned char *d_in, *d_out, *d_rej, *d_flags;
+    size_t *d_num;
+    CUDA_CHECK(cudaMalloc((void **)&d_in, n));
+    CUDA_CHECK(cudaMalloc((void **)&d_out, n));
+    CUDA_CHECK(cudaMalloc((void **)&d_rej, n));
+    CUDA_CHECK(cudaMalloc((void **)&d_flags, n));
+    CUDA_CHECK(cudaMalloc((void **)&d_num, sizeof(size_t)));
+    CUDA_CHECK(cudaMemset(d_in, 1, n));
+    CUDA_CHECK(cudaMemset(d_flags, 1, n));
+    CUDA_CHECK(cudaMemset(d_out, POISON, n));
+    CUDA_CHECK(cudaMemset(d_rej, POISON, n));
+    CUDA_CHECK(cudaMemset(d_num, 0xff, sizeof(size_t)));
+    libscan_compact_opts_t o = LIBSCAN_COMPACT_OPTS_INIT;
+    /* Caller temp as large as a u32 call of n elements would need. */
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_compact_temp_bytes(n, LIBSCAN_U32, &o.temp_bytes));
+    CUDA_CHECK(cudaMalloc(&o.d_temp, o.temp_bytes));
+    libscan_pred_t p = {LIBSCAN_PRED_GT, {0}, {0}};
+    for (int di = 0; di < 2; ++di) {
+        const libscan_dtype_t t = small_dtypes[di];
+        const size_t cnt = n / (t == LIBSCAN_U16 ? 2 : 1);
+        for (int with_opts = 0; with_opts < 2; ++with_opts) {
+            const libscan_compact_opts_t *op = with_opts ? &o : NULL;
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_select_if(d_in, d_out, d_num, cnt, t, &p, op, 0));
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE,
+                      libscan_select_flagged(d_in, d_flags, d_out, d_num, cnt, t, op, 0));
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE,
+                      libscan_partition_if(d_in, d_out, d_rej, d_num, cnt, t, &p, op, 0));
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE,
+                      libscan_partition_flagged(d_in, d_flags, d_out, d_rej, d_num, cnt, t, op, 0));
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_unique(d_in, d_out, d_num, cnt, t, op, 0));
+            LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_unique(d_in, d_in, d_num, cnt, t, op, 0));
+        }
+    }
+    CUDA_SYNC();
+    size_t num = 0;
+    unsigned char *h = malloc(2 * n);
+    assert_non_null(h);
+    CUDA_CHECK(cudaMemcpy(&num, d_num, sizeof num, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h, d_out, n, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h + n, d_rej, n, cudaMemcpyDeviceToHost));
+    if (num != SIZE_MAX) TFAIL("the count was written (%zu) by a refused call", num);
+    for (size_t i = 0; i < 2 * n; ++i)
+        if (h[i] != POISON) TFAIL("output byte %zu written by a refused call", i);
+    free(h);
+    cudaFree(o.d_temp);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_rej);
+    cudaFree(d_flags);
+    cudaFree(d_num);
+}
+
+/* One GPU call of a case with the given options (NULL allowed) on stream s;
+ * the whole output and rejected buffers (n outputs each, poisoned before)
+ * and the count come back. */
+static void gpu_outputs(const tcase_t *c, const libscan_compact_opts_t *o, cudaStream_t s, unsigned char *h_out,
+                        unsigned char *h_rej, size_t *k) {
+    const size_t os = c->indices ? 8 : esize(c->dtype);
+    dbufs_t d;
+    dev_alloc(&d, c, 0);
+    LS_EXPECT(LIBSCAN_SUCCESS, gpu_call(c, &d, d.out, o, s));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_count_to_host(d.num, k, s));
+    if (c->n) {
+        CUDA_CHECK(cudaMemcpy(h_out, d.out, c->n * os, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(h_rej, d.rej, c->n * os, cudaMemcpyDeviceToHost));
+    }
+    dev_free(&d);
+}
+
+/* opts = NULL (temp from libscan's temp cache) and caller temp give the same
+ * bytes and the same count, both the reference's, for every dtype and mode,
+ * on the legacy stream and on a stream of its own; the cache is released
+ * first, so the first call creates it, and sizes grow so that its blocks
+ * grow too. Indices need options: there d_temp = NULL takes the cache. */
+static void test_gpu_null_opts_matches_caller_temp(void **state) {
+    (void)state;
+    if (!test_require_gpu()) return;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_cache_release());
+    rng_t r;
+    rng_init(&r, "opts-null", 0);
+    cudaStream_t own;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+    size_t need_max = 0;
+    for (int ti = 0; ti < 6; ++ti)
+        for (int m = 0; m < M_COUNT; ++m) {
+            const size_t tile = compact_test_tile_items(all_dtypes[ti]);
+            const size_t sizes[3] = {1, tile + 1, test_capped_n(9 * tile + 5, 1)};
+            const cudaStream_t s = (m & 1) ? own : 0;
+            for (int si = 0; si < 3; ++si)
+                for (int ind = 0; ind < 2; ++ind) {
+                    tcase_t c;
+                    make_case(&c, &r, all_dtypes[ti], m, sizes[si], 0.5, ind);
+                    const size_t os = ind ? 8 : esize(c.dtype), bytes = c.n * os + 8;
+                    unsigned char *a_out = malloc(bytes), *a_rej = malloc(bytes);
+                    unsigned char *b_out = malloc(bytes), *b_rej = malloc(bytes);
+                    assert_true(a_out && a_rej && b_out && b_rej);
+                    memset(a_out, POISON, bytes);
+                    memset(a_rej, POISON, bytes);
+                    memset(b_out, POISON, bytes);
+                    memset(b_rej, POISON, bytes);
+                    libscan_compact_opts_t cache = LIBSCAN_COMPACT_OPTS_INIT, caller = LIBSCAN_COMPACT_OPTS_INIT;
+                    cache.indices = caller.indices = ind;
+                    LS_EXPECT(LIBSCAN_SUCCESS, libscan_compact_temp_bytes(c.n, c.dtype, &caller.temp_bytes));
+                    CUDA_CHECK(cudaMalloc(&caller.d_temp, caller.temp_bytes));
+                    if (caller.temp_bytes > need_max) need_max = caller.temp_bytes;
+                    size_t ka = (size_t)-1, kb = (size_t)-2;
+                    gpu_outputs(&c, ind ? &cache : NULL, s, a_out, a_rej, &ka);
+                    gpu_outputs(&c, &caller, s, b_out, b_rej, &kb);
+                    if (ka != kb)
+                        TFAIL("%s %s n=%zu: count %zu with opts NULL, %zu with caller temp", mode_names[m],
+                              libscan_dtype_name(c.dtype), c.n, ka, kb);
+                    if (memcmp(a_out, b_out, c.n * os) != 0 || memcmp(a_rej, b_rej, c.n * os) != 0)
+                        TFAIL("%s %s n=%zu%s: opts NULL and caller temp wrote different bytes", mode_names[m],
+                              libscan_dtype_name(c.dtype), c.n, ind ? " indices" : "");
+                    check_outputs(&c, a_out, a_rej, ka, "gpu opts NULL");
+                    CUDA_CHECK(cudaFree(caller.d_temp));
+                    free(a_out);
+                    free(a_rej);
+                    free(b_out);
+                    free(b_rej);
+                    free_case(&c);
+                }
+        }
+    /* The calls without temp went through the cache: it holds a block at
+     * least as large as the largest temp they needed. */
+    size_t cached = 0;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_cache_info(&cached, NULL, NULL));
+    if (cached < need_max) TFAIL("temp cache holds %zu bytes, the calls needed up to %zu", cached, need_max);
+    CUDA_CHECK(cudaStreamDestroy(own));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_cache_release());
+}
+
+/* Under stream capture: a select with opts = NULL (graph-owned temp) and one
+ * with caller temp are captured and replayed twice, giving the reference's
+ * result each time; libscan_count_to_host refuses the capturing stream and
+ * leaves the capture intact. */
+static void test_gpu_graph_capture(void **state) {
+    (void)state;
+    if (!test_require_gpu()) return;
+    rng_t r;
+    rng_init(&r, "capture", 0);
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    tcase_t c;
+    make_case(&c, &r, LIBSCAN_U32, M_SELECT_IF, test_capped_n(5 * compact_test_tile_items(LIBSCAN_U32) + 9, 1), 0.5, 0);
+    libscan_compact_opts_t caller = LIBSCAN_COMPACT_OPTS_INIT;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_compact_temp_bytes(c.n, c.dtype, &caller.temp_bytes));
+    CUDA_CHECK(cudaMalloc(&caller.d_temp, caller.temp_bytes));
+    unsigned char *h_out = malloc(c.n * 4 + 8), *h_rej = malloc(c.n * 4 + 8);
+    assert_true(h_out && h_rej);
+    for (int with_temp = 0; with_temp < 2; ++with_temp) {
+        dbufs_t d;
+        dev_alloc(&d, &c, 0);
+        cudaGraph_t graph = NULL;
+        cudaGraphExec_t exec = NULL;
+        CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+        LS_EXPECT(LIBSCAN_SUCCESS, gpu_call(&c, &d, d.out, with_temp ? &caller : NULL, s));
+        size_t k = 12345;
+        LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_count_to_host(d.num, &k, s));
+        assert_int_equal(k, 12345);
+        CUDA_CHECK(cudaStreamEndCapture(s, &graph)); /* fails if the capture had been broken */
+        CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        for (int replay = 0; replay < 2; ++replay) {
+            CUDA_CHECK(cudaMemset(d.out_base, POISON, c.n * 4 + 16));
+            CUDA_CHECK(cudaMemset(d.num, 0xff, sizeof(size_t)));
+            CUDA_CHECK(cudaDeviceSynchronize());
+            CUDA_CHECK(cudaGraphLaunch(exec, s));
+            LS_EXPECT(LIBSCAN_SUCCESS, libscan_count_to_host(d.num, &k, s));
+            memset(h_out, POISON, c.n * 4 + 8);
+            CUDA_CHECK(cudaMemcpy(h_out, d.out, c.n * 4, cudaMemcpyDeviceToHost));
+            check_outputs(&c, h_out, h_rej, k, with_temp ? "graph, caller temp" : "graph, opts NULL");
+        }
+        CUDA_CHECK(cudaGraphExecDestroy(exec));
+        CUDA_CHECK(cudaGraphDestroy(graph));
+        dev_free(&d);
+    }
+    free(h_out);
+    free(h_rej);
+    CUDA_CHECK(cudaFree(caller.d_temp));
+    free_case(&c);
+    CUDA_CHECK(cudaStreamDestroy(s));
 }
 
 static void test_gpu_two_pow_28(void **state) {
@@ -811,6 +1062,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cpu_temp_bytes),
         cmocka_unit_test(test_cpu_gpu_argument_errors),
         cmocka_unit_test(test_cpu_path_argument_errors),
+        cmocka_unit_test(test_cpu_small_dtypes_refused),
         cmocka_unit_test(test_cpu_float_rules_by_hand),
         cmocka_unit_test(test_cpu_in_place),
         cmocka_unit_test(test_cpu_predicate_kinds),
@@ -831,6 +1083,9 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_gpu_predicate_kinds),
         cmocka_unit_test(test_gpu_in_place_offsets_temp_streams),
         cmocka_unit_test(test_gpu_count_zero_and_host_pointers),
+        cmocka_unit_test(test_gpu_small_dtypes_refused),
+        cmocka_unit_test(test_gpu_null_opts_matches_caller_temp),
+        cmocka_unit_test(test_gpu_graph_capture),
         cmocka_unit_test(test_gpu_two_pow_28),
         cmocka_unit_test(test_gpu_user_functor),
     };

@@ -1,8 +1,9 @@
-/* compact_api.c -- the public entry points of compact.h: check every
- * argument, find temp storage, then hand one validated call to the GPU
- * launches (compact_launch_*.cu) or the CPU path (compact_cpu.c). Nothing is
- * launched unless every check passed. Conventions follow libscan's
- * scan_api.c. */
+/* compact_api.c -- the public entry points of compact.h: check what only
+ * compaction knows (dtype, predicate, NULLs, count), describe the call's
+ * buffers, and hand it to the one entry path (core/entry.h), which checks
+ * the rest, takes temp (the caller's or the temp cache's) and launches the
+ * kernels of compact_launch_*.cu. The CPU functions share the same checks
+ * and run compact_cpu.c. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -187,10 +188,24 @@ typedef struct count_ctx {
     size_t value;
 } count_ctx_t;
 
+/* Waiting for a stream that is being captured would end its capture with an
+ * error: refuse it before anything is enqueued, and leave the capture as it
+ * was. */
+static libscan_status_t count_plan(void *ctx, cudaStream_t stream, int *uses_temp) {
+    (void)ctx;
+    *uses_temp = 0;
+    enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    const cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+    if (e != cudaSuccess) return libscan__cuda_status(e);
+    return capture == cudaStreamCaptureStatusNone ? LIBSCAN_SUCCESS : LIBSCAN_ERROR_INVALID_ARGUMENT;
+}
+
+/* cudaMemcpyDefault: the count may live in managed or mapped host memory as
+ * well as in device memory; the runtime tells them apart by address. */
 static cudaError_t copy_count(void *ctx, void *temp, size_t temp_bytes, cudaStream_t stream) {
     (void)temp, (void)temp_bytes;
     count_ctx_t *c = ctx;
-    cudaError_t e = cudaMemcpyAsync(&c->value, c->d_num, sizeof c->value, cudaMemcpyDeviceToHost, stream);
+    cudaError_t e = cudaMemcpyAsync(&c->value, c->d_num, sizeof c->value, cudaMemcpyDefault, stream);
     return e == cudaSuccess ? cudaStreamSynchronize(stream) : e;
 }
 
@@ -200,6 +215,7 @@ libscan_status_t libscan_count_to_host(const size_t *d_num_selected, size_t *cou
     libscan__call_t e;
     libscan__call_init(&e, NULL, 0, 0);
     libscan__call_buf(&e, d_num_selected, sizeof(size_t), sizeof(size_t), 0, -1);
+    e.plan = count_plan;
     e.launch = copy_count;
     e.ctx = &ctx;
     libscan_status_t st = libscan__enter(&e, stream);

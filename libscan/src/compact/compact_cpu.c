@@ -1,7 +1,6 @@
-/* compact_cpu.c -- the CPU path of compact.h: one sequential loop per
- * element type with the same rules as the GPU kernels (compact.h, top), so
- * `--device cpu` and the GPU give identical output. Calls arrive validated
- * from compact_api.c. */
+/* compact_cpu.c -- the libscan_cpu_* functions of compact.h: one sequential
+ * loop per element type with the rules of compact.h (top), so the CPU and the
+ * GPU write the same bytes. Calls arrive validated from compact_api.c. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>

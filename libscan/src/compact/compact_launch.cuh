@@ -1,7 +1,8 @@
 // compact_launch.cuh -- the C API's kernels for one element type: the
-// built-in predicates as a selector, and the dispatch from a validated call
-// to DeviceCompact<T>::run. Each compact_launch_<type>.cu instantiates it
-// for one type (so the types compile in parallel).
+// built-in predicates as a selector, and the dispatch from a call that the
+// entry path (core/entry.h) has validated and given temp to
+// DeviceCompact<T>::run. Each compact_launch_<type>.cu instantiates it for
+// one type (so the types compile in parallel).
 #pragma once
 
 #include <cstdint>
@@ -106,10 +107,11 @@ template <typename T> cudaError_t launch(const libscan__compact_call_t &c, cudaS
 } // namespace capi
 } // namespace libscan::compact
 
-#define COMPACT__DEFINE(name, T)                                                                  \
-    extern "C" size_t libscan__compact_temp_bytes_##name(size_t count) {                                  \
+#define LIBSCAN__COMPACT_DEFINE(name, T)                                                                   \
+    extern "C" size_t libscan__compact_temp_bytes_##name(size_t count) {                                   \
         return libscan::compact::DeviceCompact<T>::temp_bytes(count);                                      \
-    }                                                                                             \
-    extern "C" cudaError_t libscan__compact_launch_##name(const libscan__compact_call_t *call, cudaStream_t stream) { \
+    }                                                                                                      \
+    extern "C" cudaError_t libscan__compact_launch_##name(const libscan__compact_call_t *call,              \
+                                                          cudaStream_t stream) {                           \
         return libscan::compact::capi::launch<T>(*call, stream);                                           \
     }

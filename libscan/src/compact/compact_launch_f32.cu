@@ -1,4 +1,4 @@
 // compact_launch_f32.cu -- the C API's compaction kernels for float.
 #include "compact_launch.cuh"
 
-COMPACT__DEFINE(f32, float)
+LIBSCAN__COMPACT_DEFINE(f32, float)

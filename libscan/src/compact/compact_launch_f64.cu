@@ -1,4 +1,4 @@
 // compact_launch_f64.cu -- the C API's compaction kernels for double.
 #include "compact_launch.cuh"
 
-COMPACT__DEFINE(f64, double)
+LIBSCAN__COMPACT_DEFINE(f64, double)

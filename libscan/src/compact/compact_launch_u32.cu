@@ -1,4 +1,4 @@
 // compact_launch_u32.cu -- the C API's compaction kernels for uint32_t.
 #include "compact_launch.cuh"
 
-COMPACT__DEFINE(u32, uint32_t)
+LIBSCAN__COMPACT_DEFINE(u32, uint32_t)

@@ -1,4 +1,4 @@
 // compact_launch_u64.cu -- the C API's compaction kernels for uint64_t.
 #include "compact_launch.cuh"
 
-COMPACT__DEFINE(u64, uint64_t)
+LIBSCAN__COMPACT_DEFINE(u64, uint64_t)

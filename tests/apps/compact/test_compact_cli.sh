@@ -9,8 +9,8 @@
 set -uo pipefail
 
 prog=$1
-# shellcheck source-path=SCRIPTDIR source=../support/cli_lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../support/cli_lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../../support/cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../support/cli_lib.sh"
 cli_init "$prog"
 
 stdout_is() { [[ $(cat "$tmp/out") == "$2" ]] || fail "$1: stdout '$(cat "$tmp/out")', expected '$2'"; }

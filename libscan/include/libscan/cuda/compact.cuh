@@ -6,10 +6,12 @@
 //   size_t bytes = DC::temp_bytes(n);                 // allocate d_temp of `bytes`
 //   DC::select_if(d_in, d_out, d_num, n, Odd(), d_temp, bytes, stream);
 //
-// Every call enqueues one memset (tile states) and one kernel on `stream`;
-// it never allocates, never synchronises, and does not validate pointers
-// (the C API in compact.h does). The number selected is written to the
-// device size_t *d_num.
+// Every call enqueues one memset (tile states) and one kernel on `stream`
+// (n = 0: only a memset of *d_num); it never allocates, never synchronises,
+// and does not validate pointers (the C API in <libscan/compact.h> does).
+// The number selected is written to the device size_t *d_num. Like the C
+// API, the result is a function of the input alone (elements are moved,
+// never combined), and every operation is stable.
 //
 // How a tile works (one block per tile; tile ids come from an atomic counter
 // in start order, as in libscan's device scan, so a tile only waits for

@@ -6,13 +6,14 @@
 // in shared memory before the coalesced writes (tile x output-element bytes
 // of dynamic shared memory: 32 KiB for values, 64 KiB for u32 indices).
 //
-// Chosen by: bench/results/2026-11-22-h100-sweeps/compact-sweep-r8.txt
-// (compact_sweep, 2^28 u32 on the H100, look-back over 8 groups): 256 x 32
-// with 4 blocks per SM (64 registers, no spills) was fastest or within 3% at
-// every rate: select-if 1% / 50% / 99% 448 / 592 / 826 us (CUB 526 / 712 /
-// 945), partition 50% 808 (CUB 1013), unique 1% 453 (CUB 544). 512 x 32
-// with 2 blocks was 4% faster at 1% and slower elsewhere; 256 x 16 (twice
-// the tiles) lost everywhere. Other element sizes: first choices.
+// Chosen by the bench target compact_sweep (bench/compact), run as
+// `compact_sweep --log2n 28 --reps 15` on an H100 80GB HBM3 with
+// libscan::kLookbackGroups = 8 (the sweep prints it): 256 x 32 with 4 blocks
+// per SM (64 registers, no spills) was fastest or within 3% at every rate:
+// select-if 1% / 50% / 99% 448 / 592 / 826 us (CUB 526 / 712 / 945),
+// partition 50% 808 (CUB 1013), unique 1% 453 (CUB 544). 512 x 32 with 2
+// blocks was 4% faster at 1% and slower elsewhere; 256 x 16 (twice the
+// tiles) lost everywhere. Other element sizes: first choices, not swept.
 #pragma once
 
 #include <cstddef>
