@@ -38,8 +38,9 @@
  *            calls, so a call without temp costs what a call with it costs.
  *            The application's own memory pools are never used or changed.
  *          - None, under stream capture: the temp becomes an allocation
- *            node and a free node of the graph (graph-owned memory, from
- *            libscan's pool's properties); the cache is not touched.
+ *            node and a free node of the graph (cudaMallocAsync and
+ *            cudaFreeAsync captured: memory the graph owns, from no pool);
+ *            the cache is neither used nor created.
  *          No call synchronises or calls cudaMalloc to get temp.
  * Counts   Element counts are size_t; more than 2^31 elements are supported
  *          (up to 2^40).

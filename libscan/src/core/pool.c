@@ -72,13 +72,25 @@ libscan_status_t libscan__temp_take(size_t need, cudaStream_t stream, libscan__t
     if (e == cudaSuccess && capture == cudaStreamCaptureStatusNone) e = cudaStreamGetId(stream, &id);
     if (e != cudaSuccess) return libscan__cuda_status(e);
 
+    /* A graph must own its temp: a cached block could be released while the
+     * graph still refers to it. cudaMallocAsync under capture adds an
+     * allocation node whose memory the graph owns (no pool's memory, and no
+     * pool is created or changed: creating one is not allowed in every
+     * capture mode). */
+    if (capture != cudaStreamCaptureStatusNone) {
+        e = cudaMallocAsync(&t->ptr, need, stream);
+        if (e != cudaSuccess) {
+            t->ptr = NULL;
+            return libscan__cuda_status(e);
+        }
+        t->bytes = need;
+        return LIBSCAN_SUCCESS;
+    }
+
     pthread_mutex_lock(&lock);
     cache_t *c = NULL;
     libscan_status_t st = cache_for(t->device, &c);
     if (st != LIBSCAN_SUCCESS) goto done;
-    /* A graph must own its temp: a cached block could be released while the
-     * graph still refers to it. */
-    if (capture != cudaStreamCaptureStatusNone) goto transient;
 
     slot_t *mine = NULL, *free_slot = NULL;
     for (int i = 0; i < SLOTS && !mine; ++i) {

@@ -29,9 +29,9 @@ typedef struct libscan__temp {
 /* need > 0 bytes for a call on `stream` (the current device's stream):
  * the stream's cached block when it is large enough and not in use by another
  * thread; else a new block, kept in the stream's slot while the cache stays
- * under its limit; else (no slot, over the limit, or a stream being
- * captured: the block then becomes the graph's allocation node) a block of
- * the pool that libscan__temp_give() frees. SUCCESS, OUT_OF_MEMORY or CUDA. */
+ * under its limit; else (no slot, over the limit) a block of the pool that
+ * libscan__temp_give() frees; on a stream being captured, an allocation node
+ * of the graph (cudaMallocAsync), freed by a free node. SUCCESS, OUT_OF_MEMORY or CUDA. */
 libscan_status_t libscan__temp_take(size_t need, cudaStream_t stream, libscan__temp_t *t);
 
 /* Gives back what libscan__temp_take() returned, after the call's work was
