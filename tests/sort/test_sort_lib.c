@@ -2,9 +2,11 @@
  * reference: every key type x direction x keys/pairs(4, 8 bytes) x
  * distribution at sizes 0, 1, tile +-1 (both tile shapes) and 2^20+7; the
  * out-of-place, double-buffer and argsort entry points; bit ranges; caller
- * temp and streams; the 1-bit split reference sort (libscan scan); and 2^28
- * u32 pairs checked exactly (sorted, a permutation, stable). Outputs are
- * poisoned before every sort. */
+ * temp and streams; the 1-bit split reference sort (libscan scan); U8/U16
+ * keys bitwise equal to libscan_cpu_sort; opts = NULL (the temp cache)
+ * bitwise equal to caller temp for every key type and entry point; sorts
+ * with nothing to order taking no temp; and 2^28 u32 pairs checked exactly
+ * (sorted, a permutation, stable). Outputs are poisoned before every sort. */
 #include "support/harness.h"
 #include "sort_reference.h"
 
