@@ -1,8 +1,8 @@
 /* main.c -- the `radixsort` program: sorts the keys of an array file (.npy,
  * raw with --dtype, text), optionally with a values file permuted alongside,
- * on the GPU (libscan::radixsort) or the CPU. Inputs larger than the memory
- * limit are sorted in chunks and merged (radixsort_chunked.c). See
- * README.md and --help. */
+ * on the GPU or the CPU with libscan's sort family (<libscan/sort.h>).
+ * Inputs larger than the memory limit are sorted in chunks and merged
+ * (radixsort_chunked.c). See README.md and --help. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -69,7 +69,7 @@ int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
 
 /* ---- runs and the merge ---------------------------------------------------- */
 
-/* The order-preserving map of radixsort.h ("Order"), descending included,
+/* The order-preserving map of sort.h ("Order"), descending included,
  * for comparing keys from different runs. */
 static uint64_t mapped(libscan_dtype_t key, bool desc, const unsigned char *p) {
     uint64_t x = 0, sign = 0, m = 0;

@@ -1,9 +1,9 @@
-/* sort_reference.h -- the radix sort tests' oracle and inputs: key
+/* sort_reference.h -- the sort tests' oracle and inputs: key
  * generators for every distribution of the issue, a comparator written from
  * the IEEE total-order rules (not from the sort's bit map), and a stable
  * qsort-based reference permutation (ties broken by input position). */
-#ifndef RADIXSORT_TEST_SORT_REFERENCE_H
-#define RADIXSORT_TEST_SORT_REFERENCE_H
+#ifndef LIBSCAN_TEST_SORT_REFERENCE_H
+#define LIBSCAN_TEST_SORT_REFERENCE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* test_radixsort_cpu.c -- the radix sort's host side (label cpu): the CPU
+/* test_sort_cpu.c -- the sort family's host side (label cpu): the CPU
  * sort against the qsort reference for every key type x direction x keys/
  * pairs x distribution, stability, bit ranges, argsort, is_sorted, unique;
  * and every argument error of the GPU entry points, all decided before any
@@ -184,6 +184,12 @@ static void test_helpers_and_temp_bytes(void **state) {
     assert_true(oop >= db + 8000000);         /* + alternate keys and values */
     assert_true(arg >= db + 12000000);        /* + two key buffers and indices */
     assert_true(big > ((size_t)1 << 33));
+    /* Byte and 16-bit keys: the alternate keys cost 1 and 2 bytes a key (each
+     * rounded up to the temp alignment). */
+    size_t u8 = 0, u16 = 0;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(1000000, LIBSCAN_U8, 0, LIBSCAN_SORT_OUT_OF_PLACE, &u8));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(1000000, LIBSCAN_U16, 0, LIBSCAN_SORT_OUT_OF_PLACE, &u16));
+    assert_true(u8 >= 1000000 && u16 + LIBSCAN_TEMP_ALIGNMENT >= u8 + 1000000);
     LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sort_temp_bytes(1, LIBSCAN_U32, 0, LIBSCAN_SORT_DOUBLE_BUFFER, NULL));
     LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_sort_temp_bytes(1, (libscan_dtype_t)8, 0, LIBSCAN_SORT_DOUBLE_BUFFER, &b));
     LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_sort_temp_bytes(1, LIBSCAN_U32, 0, (libscan_sort_mode_t)3, &b));
@@ -234,6 +240,28 @@ static void test_gpu_api_argument_errors(void **state) {
     o.d_temp = (char *)ko + 64;
     o.temp_bytes = need;
     LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_sort(ki, ko, NULL, NULL, n, LIBSCAN_U32, 0, &o, 0));
+    /* One key needs no temp, but caller temp is still checked for its size
+     * and its overlaps. */
+    size_t need1 = 0;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(1, LIBSCAN_U32, 0, LIBSCAN_SORT_OUT_OF_PLACE, &need1));
+    assert_true(need1 > 0);
+    o.d_temp = FAKE(0x50000000);
+    o.temp_bytes = need1 - 1;
+    LS_EXPECT(LIBSCAN_ERROR_TEMP_TOO_SMALL, libscan_sort(ki, ko, NULL, NULL, 1, LIBSCAN_U32, 0, &o, 0));
+    o.d_temp = ki;
+    o.temp_bytes = need1;
+    LS_EXPECT(LIBSCAN_ERROR_OVERLAP, libscan_sort(ki, ko, NULL, NULL, 1, LIBSCAN_U32, 0, &o, 0));
+    o.d_temp = NULL;
+    o.temp_bytes = 0;
+    /* A byte key may sit at any address, but 4-byte values may not; 16-bit
+     * keys need 2-byte alignment. */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER,
+              libscan_sort((char *)ki + 1, ko, vi, (char *)vo + 2, n, LIBSCAN_U8, 4, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_POINTER,
+              libscan_sort(ki, (char *)ko + 1, NULL, NULL, n, LIBSCAN_U16, 0, NULL, 0));
+    /* Every value past the last key type is rejected, even with a known size. */
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_sort(ki, ko, NULL, NULL, n, (libscan_dtype_t)8, 0, NULL, 0));
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_sort(ki, ko, NULL, NULL, n, (libscan_dtype_t)-1, 0, NULL, 0));
     /* count 0: nothing to do, NULL pointers fine, no CUDA call. */
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(NULL, NULL, NULL, NULL, 0, LIBSCAN_U32, 0, NULL, 0));
 
@@ -269,7 +297,7 @@ static void test_gpu_api_argument_errors(void **state) {
 }
 
 int main(void) {
-    test_begin("test_radixsort_cpu");
+    test_begin("test_sort_cpu");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_type_direction_distribution),
         cmocka_unit_test(test_stability_pairs_equal_keys),

@@ -1,4 +1,4 @@
-/* test_radixsort_large.c -- one sort of more than 2^31 keys (labels gpu,
+/* test_sort_large.c -- one sort of more than 2^31 keys (labels gpu,
  * large): 2^31 + 4099 random u32 keys, out of place with caller temp, then
  * checked on the host: non-decreasing, and the same multiset as the input
  * (a 2^16-bucket histogram of the high halves plus an order-independent
@@ -74,7 +74,7 @@ static void test_u32_over_2pow31(void **state) {
 }
 
 int main(void) {
-    test_begin("test_radixsort_large");
+    test_begin("test_sort_large");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_u32_over_2pow31)};
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return test_exit_code(failed);

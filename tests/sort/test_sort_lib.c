@@ -1,10 +1,12 @@
-/* test_radixsort_lib.c -- the GPU radix sort (label gpu) against the qsort
+/* test_sort_lib.c -- the GPU sort of sort.h (label gpu) against the qsort
  * reference: every key type x direction x keys/pairs(4, 8 bytes) x
  * distribution at sizes 0, 1, tile +-1 (both tile shapes) and 2^20+7; the
  * out-of-place, double-buffer and argsort entry points; bit ranges; caller
- * temp and streams; the 1-bit split reference sort (libscan scan); and 2^28
- * u32 pairs checked exactly (sorted, a permutation, stable). Outputs are
- * poisoned before every sort. */
+ * temp and streams; the 1-bit split reference sort (libscan scan); U8/U16
+ * keys bitwise equal to libscan_cpu_sort; opts = NULL (the temp cache)
+ * bitwise equal to caller temp for every key type and entry point; sorts
+ * with nothing to order taking no temp; and 2^28 u32 pairs checked exactly
+ * (sorted, a permutation, stable). Outputs are poisoned before every sort. */
 #include "support/harness.h"
 #include "sort_reference.h"
 
@@ -47,7 +49,7 @@ static void gpu_case(libscan_dtype_t key, ref_dist_t dist, int desc, size_t vb, 
         const libscan_sort_mode_t m = mode == MODE_OUT_OF_PLACE ? LIBSCAN_SORT_OUT_OF_PLACE
                                  : mode == MODE_DOUBLE_BUFFER ? LIBSCAN_SORT_DOUBLE_BUFFER
                                                               : LIBSCAN_SORT_ARGSORT;
-        LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(m, n, key, mode == MODE_ARGSORT ? vb : vb, &o.temp_bytes));
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(n, key, vb, m, &o.temp_bytes));
         temp = dmalloc(o.temp_bytes);
         o.d_temp = temp;
     }
@@ -238,6 +240,235 @@ static void test_host_pointer_rejected(void **state) {
     CUDA_CHECK(cudaFree(d));
 }
 
+/* U8 and U16 keys (and pairs) on the GPU: bitwise equal to libscan_cpu_sort
+ * (sort.h promises one result on both), and the CPU result equal to the
+ * qsort reference, so a bug shared by both sorts' key map still fails. Sizes
+ * past one tile and past 2^20, where one digit holds many tiles' keys. */
+static void test_u8_u16_gpu_equals_cpu(void **state) {
+    (void)state;
+    test_require_gpu();
+    const libscan_dtype_t keys_of[2] = {LIBSCAN_U8, LIBSCAN_U16};
+    const ref_dist_t dists[4] = {DIST_UNIFORM, DIST_SIXTEEN_DISTINCT, DIST_LOW_BYTE, DIST_ALL_EQUAL};
+    const size_t sizes[3] = {7681, 100003, ((size_t)1 << 20) + 3};
+    uint64_t idx = 9000;
+    for (int k = 0; k < 2; ++k)
+        for (int d = 0; d < 4; ++d)
+            for (size_t si = 0; si < 3; ++si) {
+                const libscan_dtype_t key = keys_of[k];
+                const size_t ks = libscan_dtype_size(key), n = test_capped_n(sizes[si], 1);
+                const size_t vb = (idx & 1) ? 4 : 0;
+                const int desc = (int)((idx >> 1) & 1);
+                /* A bit range inside the key on some U16 cases: [3, 11). */
+                const unsigned begin = key == LIBSCAN_U16 && si == 1 ? 3 : 0, end = begin ? 11 : 0;
+                rng_t r;
+                rng_init(&r, "u8-u16", idx);
+                unsigned char *keys = malloc(n * ks), *gpu_k = malloc(n * ks), *cpu_k = malloc(n * ks);
+                uint32_t *vals = malloc(n * 4), *gpu_v = malloc(n * 4), *cpu_v = malloc(n * 4);
+                assert_true(keys && gpu_k && cpu_k && vals && gpu_v && cpu_v);
+                ref_fill(&r, key, dists[d], keys, n);
+                for (size_t i = 0; i < n; ++i) vals[i] = rng_u32(&r);
+                libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
+                o.descending = desc;
+                o.begin_bit = begin;
+                o.end_bit = end;
+                void *dk = dmalloc(n * ks), *dko = dmalloc(n * ks), *dv = dmalloc(n * 4), *dvo = dmalloc(n * 4);
+                CUDA_CHECK(cudaMemcpy(dk, keys, n * ks, cudaMemcpyHostToDevice));
+                CUDA_CHECK(cudaMemcpy(dv, vals, n * 4, cudaMemcpyHostToDevice));
+                CUDA_CHECK(cudaMemset(dko, 0xAB, n * ks));
+                CUDA_CHECK(cudaMemset(dvo, 0xAB, n * 4));
+                LS_EXPECT(LIBSCAN_SUCCESS,
+                          libscan_sort(dk, dko, vb ? dv : NULL, vb ? dvo : NULL, n, key, vb, &o, 0));
+                CUDA_SYNC();
+                CUDA_CHECK(cudaMemcpy(gpu_k, dko, n * ks, cudaMemcpyDeviceToHost));
+                if (vb) CUDA_CHECK(cudaMemcpy(gpu_v, dvo, n * 4, cudaMemcpyDeviceToHost));
+                memcpy(cpu_k, keys, n * ks);
+                memcpy(cpu_v, vals, n * 4);
+                LS_EXPECT(LIBSCAN_SUCCESS, libscan_cpu_sort(cpu_k, vb ? cpu_v : NULL, n, key, vb, &o));
+                size_t *perm = ref_order(key, keys, n, desc, begin, end);
+                assert_non_null(perm);
+                const size_t bad = ref_first_mismatch(perm, n, ks, keys, cpu_k, vb, vals, cpu_v);
+                if (bad != n)
+                    TFAIL("cpu sort %s %s n=%zu: differs from the reference at %zu", libscan_dtype_name(key),
+                          ref_dist_name(dists[d]), n, bad);
+                if (memcmp(gpu_k, cpu_k, n * ks) || (vb && memcmp(gpu_v, cpu_v, n * 4)))
+                    TFAIL("gpu sort %s %s %s values=%zu n=%zu bits [%u,%u): differs from libscan_cpu_sort",
+                          libscan_dtype_name(key), ref_dist_name(dists[d]), desc ? "desc" : "asc", vb, n, begin,
+                          end);
+                free(perm);
+                CUDA_CHECK(cudaFree(dk));
+                CUDA_CHECK(cudaFree(dko));
+                CUDA_CHECK(cudaFree(dv));
+                CUDA_CHECK(cudaFree(dvo));
+                free(keys);
+                free(gpu_k);
+                free(cpu_k);
+                free(vals);
+                free(gpu_v);
+                free(cpu_v);
+                ++idx;
+            }
+}
+
+/* What one call of a mode wrote: keys, values (or indices), selector. */
+typedef struct sort_result {
+    unsigned char *keys, *values;
+    int selector;
+} sort_result_t;
+
+/* One call of `mode` on the host inputs, with opts as given (NULL allowed);
+ * the outputs are poisoned first. */
+static sort_result_t run_mode(int mode, libscan_dtype_t key, const void *keys, const void *vals, size_t n,
+                              size_t vb, const libscan_sort_opts_t *opts, cudaStream_t s) {
+    const size_t ks = libscan_dtype_size(key);
+    sort_result_t res = {malloc(n * ks + 1), malloc(n * 8 + 1), 0};
+    void *dk0 = dmalloc(n * ks), *dk1 = dmalloc(n * ks), *dv0 = dmalloc(n * 8), *dv1 = dmalloc(n * 8);
+    CUDA_CHECK(cudaMemcpy(dk0, keys, n * ks, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dv0, vals, n * 8, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dk1, 0xAB, n * ks));
+    CUDA_CHECK(cudaMemset(dv1, 0xAB, n * 8));
+    const void *rk = dk1, *rv = dv1;
+    if (mode == MODE_OUT_OF_PLACE) {
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(dk0, dk1, vb ? dv0 : NULL, vb ? dv1 : NULL, n, key, vb, opts, s));
+    } else if (mode == MODE_DOUBLE_BUFFER) {
+        libscan_double_buffer_t db = {{dk0, dk1}, {vb ? dv0 : NULL, vb ? dv1 : NULL}, 0};
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_double_buffer(&db, n, key, vb, opts, s));
+        res.selector = db.selector;
+        rk = db.d_keys[db.selector];
+        rv = db.d_values[db.selector];
+    } else {
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_argsort(dk0, dk1, dv1, n, key, vb, opts, s));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    CUDA_CHECK(cudaMemcpy(res.keys, rk, n * ks, cudaMemcpyDeviceToHost));
+    if (vb) CUDA_CHECK(cudaMemcpy(res.values, rv, n * vb, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(dk0));
+    CUDA_CHECK(cudaFree(dk1));
+    CUDA_CHECK(cudaFree(dv0));
+    CUDA_CHECK(cudaFree(dv1));
+    return res;
+}
+
+/* opts = NULL (temp from the temp cache) and the same call with caller temp
+ * give bitwise the same keys, values, indices and selector, and the right
+ * ones; so do non-NULL options without temp. Every key type and mode, on
+ * the legacy stream and a created one, some cases right after
+ * libscan_temp_cache_release() (the cache then takes new memory). */
+static void test_null_opts_equal_caller_temp(void **state) {
+    (void)state;
+    test_require_gpu();
+    cudaStream_t created;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
+    const size_t sizes[2] = {6145, ((size_t)1 << 20) + 7};
+    uint64_t idx = 9500;
+    for (int k = 0; k < 8; ++k)
+        for (int mode = 0; mode < 3; ++mode)
+            for (size_t si = 0; si < 2; ++si) {
+                const libscan_dtype_t key = ref_all_keys[k];
+                const size_t ks = libscan_dtype_size(key), n = test_capped_n(sizes[si], 1);
+                const size_t vb = mode == MODE_ARGSORT ? ((idx & 1) ? 8 : 4) : (idx % 3) * 4;
+                const int desc = (int)((idx >> 2) & 1);
+                cudaStream_t s = (idx & 2) ? created : 0;
+                const libscan_sort_mode_t m = mode == MODE_OUT_OF_PLACE ? LIBSCAN_SORT_OUT_OF_PLACE
+                                              : mode == MODE_DOUBLE_BUFFER ? LIBSCAN_SORT_DOUBLE_BUFFER
+                                                                           : LIBSCAN_SORT_ARGSORT;
+                rng_t r;
+                rng_init(&r, "null-opts", idx);
+                unsigned char *keys = malloc(n * ks), *vals = malloc(n * 8);
+                assert_true(keys && vals);
+                ref_fill(&r, key, (idx & 4) ? DIST_TWO_DISTINCT : DIST_UNIFORM, keys, n);
+                for (size_t i = 0; i < n * 8; ++i) vals[i] = (unsigned char)rng_u32(&r);
+
+                libscan_sort_opts_t with_temp = LIBSCAN_SORT_OPTS_INIT, no_temp = LIBSCAN_SORT_OPTS_INIT;
+                with_temp.descending = no_temp.descending = desc;
+                LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(n, key, vb, m, &with_temp.temp_bytes));
+                void *temp = dmalloc(with_temp.temp_bytes);
+                CUDA_CHECK(cudaMemset(temp, 0x5A, with_temp.temp_bytes)); /* no zeroed-temp luck */
+                with_temp.d_temp = temp;
+                if (idx % 5 == 0) LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_cache_release());
+                /* opts = NULL is ascending: compare it with ascending caller temp. */
+                const libscan_sort_opts_t *cache_opts = desc ? &no_temp : NULL;
+                sort_result_t a = run_mode(mode, key, keys, vals, n, vb, cache_opts, s);
+                sort_result_t b = run_mode(mode, key, keys, vals, n, vb, &with_temp, s);
+                if (memcmp(a.keys, b.keys, n * ks) || (vb && memcmp(a.values, b.values, n * vb)) ||
+                    a.selector != b.selector)
+                    TFAIL("mode %d %s %s values=%zu n=%zu: opts %s and caller temp differ", mode,
+                          libscan_dtype_name(key), desc ? "desc" : "asc", vb, n, cache_opts ? "without temp" : "NULL");
+                size_t *perm = ref_order(key, keys, n, desc, 0, 0);
+                assert_non_null(perm);
+                const size_t bad = mode == MODE_ARGSORT
+                                       ? ref_first_mismatch(perm, n, ks, keys, b.keys, 0, NULL, NULL)
+                                       : ref_first_mismatch(perm, n, ks, keys, b.keys, vb, vals, b.values);
+                if (bad != n)
+                    TFAIL("mode %d %s values=%zu n=%zu: first mismatch with the reference at %zu", mode,
+                          libscan_dtype_name(key), vb, n, bad);
+                if (mode == MODE_ARGSORT)
+                    for (size_t i = 0; i < n; ++i) {
+                        const uint64_t got = vb == 4 ? ((const uint32_t *)(const void *)b.values)[i]
+                                                     : ((const uint64_t *)(const void *)b.values)[i];
+                        if (got != perm[i]) TFAIL("argsort %s: index [%zu] = %llu, expected %zu",
+                                                  libscan_dtype_name(key), i, (unsigned long long)got, perm[i]);
+                    }
+                free(perm);
+                free(a.keys);
+                free(a.values);
+                free(b.keys);
+                free(b.values);
+                CUDA_CHECK(cudaFree(temp));
+                free(keys);
+                free(vals);
+                ++idx;
+            }
+    CUDA_CHECK(cudaStreamDestroy(created));
+}
+
+/* A sort with nothing to order (one key, or begin_bit == end_bit) uses no
+ * temp (sort.h, "Temp"): caller temp in plain host memory is accepted, as
+ * only its size and overlaps are checked, and the outputs are the inputs. */
+static void test_nothing_to_order_uses_no_temp(void **state) {
+    (void)state;
+    test_require_gpu();
+    enum { n = 5000 };
+    static uint32_t keys[n], out[n];
+    static uint64_t idx[n];
+    rng_t r;
+    rng_init(&r, "no-temp", 0);
+    for (size_t i = 0; i < n; ++i) keys[i] = rng_u32(&r);
+    void *dk = dmalloc(n * 4), *dko = dmalloc(n * 4), *di = dmalloc(n * 8);
+    CUDA_CHECK(cudaMemcpy(dk, keys, n * 4, cudaMemcpyHostToDevice));
+    libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(n, LIBSCAN_U32, 8, LIBSCAN_SORT_ARGSORT, &o.temp_bytes));
+    o.d_temp = malloc(o.temp_bytes); /* host memory: never touched */
+    assert_non_null(o.d_temp);
+    o.begin_bit = 8;
+    o.end_bit = 8;
+    CUDA_CHECK(cudaMemset(dko, 0xAB, n * 4));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(dk, dko, NULL, NULL, n, LIBSCAN_U32, 0, &o, 0));
+    CUDA_SYNC();
+    CUDA_CHECK(cudaMemcpy(out, dko, n * 4, cudaMemcpyDeviceToHost));
+    assert_memory_equal(out, keys, n * 4);
+    /* argsort keeping no keys: identity indices, input untouched. */
+    CUDA_CHECK(cudaMemset(di, 0xAB, n * 8));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_argsort(dk, NULL, di, n, LIBSCAN_U32, 8, &o, 0));
+    CUDA_SYNC();
+    CUDA_CHECK(cudaMemcpy(idx, di, n * 8, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; ++i)
+        if (idx[i] != (uint64_t)i) TFAIL("argsort over an empty bit range: index [%zu] = %llu", i, (unsigned long long)idx[i]);
+    CUDA_CHECK(cudaMemcpy(out, dk, n * 4, cudaMemcpyDeviceToHost));
+    assert_memory_equal(out, keys, n * 4);
+    /* One key, full range. */
+    o.begin_bit = 0;
+    o.end_bit = 0;
+    CUDA_CHECK(cudaMemset(dko, 0xAB, 4));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(dk, dko, NULL, NULL, 1, LIBSCAN_U32, 0, &o, 0));
+    CUDA_SYNC();
+    CUDA_CHECK(cudaMemcpy(out, dko, 4, cudaMemcpyDeviceToHost));
+    assert_int_equal(out[0], keys[0]);
+    free(o.d_temp);
+    CUDA_CHECK(cudaFree(dk));
+    CUDA_CHECK(cudaFree(dko));
+    CUDA_CHECK(cudaFree(di));
+}
+
 /* 2^28 u32 pairs (values = positions): checked exactly without a 2^28 qsort:
  * keys non-decreasing, values a permutation, key_out[i] == key_in[value[i]],
  * and equal keys in increasing position (stable). */
@@ -281,7 +512,7 @@ static void test_2pow28_u32_pairs(void **state) {
 }
 
 int main(void) {
-    test_begin("test_radixsort_lib");
+    test_begin("test_sort_lib");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_type_direction_distribution),
         cmocka_unit_test(test_prime_near_2pow20),
@@ -291,6 +522,9 @@ int main(void) {
         cmocka_unit_test(test_split_reference),
         cmocka_unit_test(test_stream_and_temp_reuse),
         cmocka_unit_test(test_host_pointer_rejected),
+        cmocka_unit_test(test_u8_u16_gpu_equals_cpu),
+        cmocka_unit_test(test_null_opts_equal_caller_temp),
+        cmocka_unit_test(test_nothing_to_order_uses_no_temp),
         cmocka_unit_test(test_2pow28_u32_pairs),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

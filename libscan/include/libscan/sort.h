@@ -1,9 +1,11 @@
 /*
- * radixsort.h -- stable LSD radix sort of keys and key/value pairs in GPU
- * memory, built on libscan's block scan and a per-digit decoupled look-back;
- * plus the same sort on the CPU (host memory) for machines without a GPU.
+ * sort.h -- libscan's sort family: a stable sort of keys, of key/value pairs
+ * and an argsort, in GPU memory; and the same sort on the CPU (host memory)
+ * for machines without a GPU.
  *
- * Plain C99, usable from C and C++. Link `libscan::radixsort`.
+ * Plain C99, usable from C and C++. Part of libscan (link libscan::libscan
+ * or libscan::libscan_static, or `pkg-config libscan`); this header includes
+ * libscan.h, whose conventions it follows.
  *
  * ---------------------------------------------------------------------------
  * Order
@@ -22,23 +24,41 @@
  * bits are compared (keys equal on them keep their input order).
  *
  * ---------------------------------------------------------------------------
- * Conventions (as in libscan.h)
+ * Conventions (libscan.h's, with what a sort adds)
  * ---------------------------------------------------------------------------
- * Status   Every function returns a libscan_status_t; see libscan.h and
- *          libscan_status_string(). The library never prints, aborts or exits.
- * Checks   All arguments are checked before anything is launched; a call that
- *          fails with anything but LIBSCAN_ERROR_CUDA launched nothing.
- * Streams  Work is enqueued on `stream` and runs asynchronously; no function
- *          synchronises with the device.
- * Temp     A sort needs device scratch (see libscan_sort_temp_bytes()). Pass it in
- *          opts->d_temp / temp_bytes, or pass none and the library allocates
- *          it with cudaMallocAsync/cudaFreeAsync on `stream`. With caller temp
- *          nothing is allocated and the call is safe under graph capture.
- * Counts   size_t; more than 2^31 keys are supported (up to LIBSCAN_MAX_COUNT).
- * Pointers Device-accessible, aligned to their element size, no overlap
- *          between distinct buffers (LIBSCAN_ERROR_OVERLAP).
- * Determinism The output is a function of the input alone (a stable sort
- *          has exactly one result).
+ * Status   Every sort function returns a libscan_status_t (libscan.h; the
+ *          helper libscan_sort_num_passes() returns a count). The library
+ *          never prints, aborts or exits.
+ * Checks   All arguments are checked before anything is launched: a call
+ *          that returns an error other than LIBSCAN_ERROR_CUDA has launched
+ *          nothing and written nothing.
+ * Streams  The GPU calls enqueue their work on `stream` and never synchronise
+ *          with the device; the results are ready when the stream reaches
+ *          that point. The CPU calls (libscan_cpu_*) run synchronously on the
+ *          calling thread and make no CUDA call.
+ * Temp     As in libscan.h ("Temp", "The temp cache"): size caller temp with
+ *          libscan_sort_temp_bytes(count, key, value_bytes, mode, &bytes) and
+ *          pass it in opts->d_temp / opts->temp_bytes, or pass none and the
+ *          call takes it from libscan's temp cache (under stream capture: from
+ *          the graph). The figure depends on the mode (which of the three
+ *          calls), never on the direction or the bit range. A call with
+ *          nothing to order (count <= 1, or begin_bit == end_bit) uses no
+ *          temp: caller temp is then checked for its size and overlaps only.
+ * Key types LIBSCAN_U8, U16, U32, U64, I32, I64, F32 and F64 (libscan.h's
+ *          libscan_dtype_t; any other value is LIBSCAN_ERROR_INVALID_DTYPE).
+ * Values   Opaque words of value_bytes = 4 or 8 bytes (any type of that size)
+ *          that move with their keys; value_bytes = 0 sorts keys only.
+ * Counts   size_t, 0 .. LIBSCAN_MAX_COUNT (2^40) keys; more is TOO_LARGE.
+ * Pointers Device-accessible (libscan.h), each aligned to its element size
+ *          (keys to the key size, values to value_bytes, indices to
+ *          index_bytes; else INVALID_POINTER). Every buffer of a call is
+ *          distinct: no two may share a byte (else OVERLAP), inputs
+ *          included; there is no in-place form of libscan_sort() (the double
+ *          buffer is the in-place sort). Any pointer may be NULL when
+ *          count == 0.
+ * Determinism A stable sort has exactly one result, so the output is a
+ *          function of the input (and the options) alone: the same on every
+ *          run, stream, temp and GPU, and equal to the CPU sort's.
  */
 #ifndef LIBSCAN_SORT_H
 #define LIBSCAN_SORT_H
@@ -51,19 +71,21 @@
 extern "C" {
 #endif
 
-/* Key types: LIBSCAN_U8, U16, U32, U64, I32, I64, F32 and F64 (libscan.h). */
-
-/* The largest count a sort accepts (2^40 keys). */
-#define LIBSCAN_MAX_COUNT ((size_t)1 << 40)
-
 /*
- * Options; zero-initialise (or LIBSCAN_SORT_OPTS_INIT). opts = NULL: defaults.
+ * Options of one sort. Zero-initialise (or use LIBSCAN_SORT_OPTS_INIT) and set
+ * what you need; opts = NULL means all defaults.
+ *
  * descending  nonzero: largest key first (still stable).
  * begin_bit, end_bit  sort on bits [begin_bit, end_bit) of the mapped key;
- *             end_bit = 0 means the key's width. Need begin_bit <= end_bit <=
- *             width (else INVALID_ARGUMENT). begin_bit == end_bit sorts on
- *             nothing: the output is a copy of the input.
- * d_temp, temp_bytes  caller scratch (see libscan_sort_temp_bytes()), or NULL/0.
+ *             end_bit = 0 means the key's width. begin_bit <= end_bit <=
+ *             width, else INVALID_ARGUMENT. begin_bit == end_bit compares
+ *             nothing: the output is the input, in input order.
+ * d_temp      device scratch of temp_bytes bytes (libscan_sort_temp_bytes()
+ *             for this call's mode), or NULL: the temp cache (libscan.h).
+ *             Must not overlap any other buffer of the call.
+ * temp_bytes  size of d_temp; 0 when d_temp is NULL (else INVALID_ARGUMENT).
+ * The CPU calls read descending, begin_bit and end_bit, and ignore d_temp
+ * and temp_bytes.
  */
 typedef struct libscan_sort_opts {
     int descending;
@@ -75,8 +97,8 @@ typedef struct libscan_sort_opts {
 
 #define LIBSCAN_SORT_OPTS_INIT {0, 0u, 0u, NULL, 0}
 
-/* What a temp-storage query is for (the three entry points need different
- * scratch). */
+/* Which call a temp query is for (their temp differs). Values are explicit
+ * and only ever appended. */
 typedef enum libscan_sort_mode {
     LIBSCAN_SORT_DOUBLE_BUFFER = 0, /* libscan_sort_double_buffer() */
     LIBSCAN_SORT_OUT_OF_PLACE = 1,  /* libscan_sort() */
@@ -84,43 +106,54 @@ typedef enum libscan_sort_mode {
 } libscan_sort_mode_t;
 
 /*
- * libscan_sort_temp_bytes: *temp_bytes = the scratch a sort of `count` keys of
- * `key` with `value_bytes`-byte values (0 = keys only, 4 or 8; for ARGSORT the
- * index size, 4 or 8) needs in `mode`. It does not depend on the direction or
- * the bit range. Host only, no CUDA call. Returns SUCCESS, NULL_POINTER,
- * INVALID_DTYPE (key), INVALID_ARGUMENT (mode or value_bytes) or TOO_LARGE.
+ * libscan_sort_temp_bytes: *temp_bytes = the scratch bytes the `mode` call
+ * needs to sort `count` keys of `key` with value_bytes-byte values (0 = keys
+ * only, 4 or 8; for LIBSCAN_SORT_ARGSORT the index size, 4 or 8). 0 for
+ * count == 0; otherwise it includes LIBSCAN_TEMP_ALIGNMENT bytes of slack, so
+ * any d_temp pointer works. The same for both directions and every bit range.
+ *
+ * Host-only: no CUDA call, nothing enqueued. Returns SUCCESS, or:
+ * NULL_POINTER (temp_bytes NULL), INVALID_DTYPE (key), INVALID_ARGUMENT (mode
+ * not a libscan_sort_mode_t value; value_bytes not 0, 4 or 8; 0 with
+ * ARGSORT), TOO_LARGE (count > LIBSCAN_MAX_COUNT).
  */
-LIBSCAN_API libscan_status_t libscan_sort_temp_bytes(size_t count, libscan_dtype_t key, size_t value_bytes, libscan_sort_mode_t mode, size_t *temp_bytes);
+LIBSCAN_API libscan_status_t libscan_sort_temp_bytes(size_t count, libscan_dtype_t key, size_t value_bytes,
+                                                     libscan_sort_mode_t mode, size_t *temp_bytes);
 
 /*
- * libscan_sort: out-of-place sort. d_keys_out receives the keys of
- * d_keys_in in order; with values (value_bytes 4 or 8), d_values_out receives
- * d_values_in permuted the same way. Inputs are not modified (the alternate
- * buffer comes from temp storage).
+ * libscan_sort: out-of-place sort. d_keys_out receives the `count` keys of
+ * d_keys_in in order; with values, d_values_out receives d_values_in
+ * permuted the same way. The inputs are not modified.
  *
- * d_keys_in, d_keys_out      `count` keys; must not overlap (use the
- *                            double-buffer call to sort in place).
- * d_values_in, d_values_out  `count` values of value_bytes, or both NULL
- *                            with value_bytes = 0; must not overlap.
- * All pointers may be NULL when count == 0.
+ * d_keys_in, d_keys_out      device arrays of `count` keys of `key`.
+ * d_values_in, d_values_out  device arrays of `count` values of value_bytes
+ *                            bytes, or both NULL with value_bytes = 0.
+ * count, key, value_bytes    see Conventions.
+ * opts                       NULL or options (direction, bit range, temp;
+ *                            temp mode LIBSCAN_SORT_OUT_OF_PLACE).
+ * stream                     the CUDA stream the work is enqueued on.
+ * The four buffers must be distinct (see Pointers).
  *
- * Returns SUCCESS, or NULL_POINTER, INVALID_DTYPE, INVALID_ARGUMENT (value
- * size, values given with value_bytes 0 or missing with 4/8, bit range,
- * d_temp NULL with temp_bytes != 0), TEMP_TOO_SMALL, OVERLAP,
- * INVALID_POINTER, TOO_LARGE, OUT_OF_MEMORY, CUDA.
+ * Returns SUCCESS, or: NULL_POINTER (a key array NULL, or a value array NULL
+ * with value_bytes 4 or 8, with count > 0), INVALID_DTYPE, INVALID_ARGUMENT
+ * (value_bytes not 0, 4 or 8; a value array given with value_bytes 0; bit
+ * range; d_temp NULL with temp_bytes != 0), TEMP_TOO_SMALL, OVERLAP (two
+ * buffers share a byte, d_temp included), INVALID_POINTER (host memory or
+ * misaligned), TOO_LARGE, OUT_OF_MEMORY (the temp cache could not get temp),
+ * CUDA. Asynchronous with respect to the host.
  */
 LIBSCAN_API libscan_status_t libscan_sort(const void *d_keys_in, void *d_keys_out, const void *d_values_in,
-                                            void *d_values_out, size_t count, libscan_dtype_t key,
-                                            size_t value_bytes, const libscan_sort_opts_t *opts,
-                                            cudaStream_t stream);
+                                          void *d_values_out, size_t count, libscan_dtype_t key, size_t value_bytes,
+                                          const libscan_sort_opts_t *opts, cudaStream_t stream);
 
 /*
- * A pair of key buffers (and of value buffers) for the in-place sort, like
- * cub::DoubleBuffer: d_keys[selector] holds the input; the sort ping-pongs
- * between the two and sets selector to the buffer that holds the result
- * (which one depends only on the number of 8-bit passes, i.e. on the bit
- * range, so it is known when the call returns). The other buffer's content
- * is undefined afterwards. d_values: both NULL for keys only.
+ * A pair of key buffers (and of value buffers) for the in-place sort:
+ * d_keys[selector] holds the input; the sort ping-pongs between the two and
+ * sets selector to the buffer that holds the result. Which one that is
+ * depends only on libscan_sort_num_passes() for the key and bit range (odd:
+ * the other buffer; even: the same), so it is known when the call returns.
+ * The other buffer's content is unspecified afterwards. d_values: both NULL
+ * for keys only.
  */
 typedef struct libscan_double_buffer {
     void *d_keys[2];
@@ -129,77 +162,109 @@ typedef struct libscan_double_buffer {
 } libscan_double_buffer_t;
 
 /*
- * libscan_sort_double_buffer: sorts buf->d_keys[buf->selector] (and the
- * values) using the other buffer as the alternate; no copy is made. Updates
- * buf->selector before returning (only on SUCCESS). Same statuses as
- * libscan_sort(); INVALID_ARGUMENT also for a selector other than 0 or 1.
- * The two buffers of a pair must not overlap each other or the other pair.
+ * libscan_sort_double_buffer: sorts buf->d_keys[buf->selector] (and
+ * buf->d_values[buf->selector]) using the other buffer of each pair as the
+ * alternate: nothing is copied, and the temp (mode
+ * LIBSCAN_SORT_DOUBLE_BUFFER) holds no keys or values, so it is the smallest
+ * of the three calls'. Sets buf->selector on SUCCESS only (buf is left as it
+ * was on any error).
+ *
+ * buf          the two key buffers (both needed with count > 0), the two
+ *              value buffers (both NULL, or both given with value_bytes 4 or
+ *              8), and selector 0 or 1. All four buffers must be distinct.
+ * count, key, value_bytes, opts, stream  as for libscan_sort().
+ *
+ * Returns the statuses of libscan_sort() (NULL_POINTER also for buf NULL;
+ * INVALID_ARGUMENT also for a selector other than 0 or 1). Asynchronous.
  */
 LIBSCAN_API libscan_status_t libscan_sort_double_buffer(libscan_double_buffer_t *buf, size_t count,
-                                                          libscan_dtype_t key, size_t value_bytes,
-                                                          const libscan_sort_opts_t *opts, cudaStream_t stream);
+                                                        libscan_dtype_t key, size_t value_bytes,
+                                                        const libscan_sort_opts_t *opts, cudaStream_t stream);
 
 /*
  * libscan_argsort: d_indices[i] = the input position of the i-th key in
- * sorted order (stable: ties in increasing position). index_bytes is 4
- * (uint32_t, needs count <= 2^32) or 8 (uint64_t). d_keys_out receives the
- * sorted keys, or may be NULL (they then live in temp storage only).
- * Same statuses as libscan_sort(); INVALID_ARGUMENT for index_bytes or
- * 4-byte indices with count > 2^32.
+ * sorted order (stable: equal keys in increasing position). d_keys_in is not
+ * modified.
+ *
+ * d_keys_in    device array of `count` keys of `key`.
+ * d_keys_out   device array that receives the sorted keys, or NULL (they are
+ *              then not kept).
+ * d_indices    device array of `count` indices of index_bytes bytes.
+ * index_bytes  4 (uint32_t; needs count <= 2^32) or 8 (uint64_t).
+ * opts, stream as for libscan_sort() (temp mode LIBSCAN_SORT_ARGSORT, sized
+ *              with value_bytes = index_bytes).
+ * The three buffers must be distinct.
+ *
+ * Returns the statuses of libscan_sort(): NULL_POINTER for d_keys_in or
+ * d_indices NULL with count > 0; INVALID_ARGUMENT also for index_bytes not 4
+ * or 8, or 4 with count > 2^32. Asynchronous.
  */
-LIBSCAN_API libscan_status_t libscan_argsort(const void *d_keys_in, void *d_keys_out, void *d_indices,
-                                               size_t count, libscan_dtype_t key, size_t index_bytes,
-                                               const libscan_sort_opts_t *opts, cudaStream_t stream);
+LIBSCAN_API libscan_status_t libscan_argsort(const void *d_keys_in, void *d_keys_out, void *d_indices, size_t count,
+                                             libscan_dtype_t key, size_t index_bytes,
+                                             const libscan_sort_opts_t *opts, cudaStream_t stream);
 
 /* ------------------------------------------------------------------------- */
-/* CPU path (host memory, synchronous, same order and stability)              */
+/* CPU path: host memory, synchronous, the same order, stability and result   */
 /* ------------------------------------------------------------------------- */
 
 /*
  * libscan_cpu_sort: sorts `count` keys in host memory in place (and their
- * values, value_bytes 0, 4 or 8; values NULL when 0), stable, in the order
- * defined at the top of this file; descending, begin_bit and end_bit as in
- * libscan_sort_opts_t (d_temp/temp_bytes are ignored; opts may be NULL).
- * Allocates a scratch copy with malloc. Returns SUCCESS, NULL_POINTER,
- * INVALID_DTYPE, INVALID_ARGUMENT, TOO_LARGE or OUT_OF_MEMORY.
+ * values: value_bytes 0, 4 or 8; values NULL when 0), stably, in the order
+ * of the top of this file; the result is the GPU sort's. opts as for the GPU
+ * calls (d_temp and temp_bytes ignored; NULL: defaults). Takes a scratch copy
+ * of the keys and values with malloc.
+ *
+ * Returns SUCCESS, or: NULL_POINTER (keys NULL, or values NULL with
+ * value_bytes 4 or 8, with count > 0), INVALID_DTYPE, INVALID_ARGUMENT
+ * (value_bytes; values given with value_bytes 0; bit range), TOO_LARGE,
+ * OUT_OF_MEMORY (host memory: malloc failed; keys and values untouched).
  */
 LIBSCAN_API libscan_status_t libscan_cpu_sort(void *keys, void *values, size_t count, libscan_dtype_t key,
-                                                size_t value_bytes, const libscan_sort_opts_t *opts);
+                                              size_t value_bytes, const libscan_sort_opts_t *opts);
 
 /*
- * libscan_cpu_argsort: indices[i] (index_bytes 4 or 8) = input position of
- * the i-th key in stable sorted order; keys are sorted in place as well.
- * Same statuses as libscan_cpu_sort().
+ * libscan_cpu_argsort: indices[i] (index_bytes 4 or 8) = the input position
+ * of the i-th key in stable sorted order; the keys are sorted in place as
+ * well. Returns the statuses of libscan_cpu_sort(); NULL_POINTER for indices
+ * NULL with count > 0, INVALID_ARGUMENT also for index_bytes not 4 or 8, or 4
+ * with count > 2^32.
  */
 LIBSCAN_API libscan_status_t libscan_cpu_argsort(void *keys, void *indices, size_t count, libscan_dtype_t key,
-                                                   size_t index_bytes, const libscan_sort_opts_t *opts);
+                                                 size_t index_bytes, const libscan_sort_opts_t *opts);
 
 /*
- * libscan_cpu_is_sorted: *first_bad = count if keys[0..count) are in order
- * (non-decreasing, or non-increasing when descending, over the bit range),
- * else the smallest i with keys[i] out of order with keys[i-1]. Host only.
- * Returns SUCCESS, NULL_POINTER, INVALID_DTYPE or INVALID_ARGUMENT.
+ * libscan_cpu_is_sorted: *first_bad = count when keys[0..count) are in the
+ * order opts describes (non-decreasing, or non-increasing when descending,
+ * over the bit range), else the smallest i with keys[i] out of order with
+ * keys[i-1]. Host memory, read only. Returns SUCCESS, or: NULL_POINTER
+ * (first_bad NULL, or keys NULL with count > 0), INVALID_DTYPE,
+ * INVALID_ARGUMENT (bit range).
  */
 LIBSCAN_API libscan_status_t libscan_cpu_is_sorted(const void *keys, size_t count, libscan_dtype_t key,
-                                                     const libscan_sort_opts_t *opts, size_t *first_bad);
+                                                   const libscan_sort_opts_t *opts, size_t *first_bad);
 
 /*
  * libscan_cpu_sort_unique: keeps the first key of every run of equal keys in
- * sorted keys[0..count) (and the matching values), compacting in place;
- * *kept = the number kept. Keys are equal when their mapped bits are equal
- * over the bit range (so -0.0 and +0.0 differ; NaNs with the same bits are
- * equal). Returns SUCCESS, NULL_POINTER, INVALID_DTYPE or INVALID_ARGUMENT.
+ * keys[0..count) (sorted, or at least with equal keys adjacent) and the
+ * matching values, compacting both in place; *kept = the number kept. Keys
+ * are equal when their mapped bits are equal over the bit range (so -0.0 and
+ * +0.0 differ; NaNs with the same bits are equal); the direction does not
+ * matter. Returns SUCCESS, or: NULL_POINTER (kept NULL; keys, or values with
+ * value_bytes 4 or 8, NULL with count > 0), INVALID_DTYPE, INVALID_ARGUMENT
+ * (value_bytes; values given with value_bytes 0; bit range).
  */
 LIBSCAN_API libscan_status_t libscan_cpu_sort_unique(void *keys, void *values, size_t count, libscan_dtype_t key,
-                                                  size_t value_bytes, const libscan_sort_opts_t *opts,
-                                                  size_t *kept);
+                                                     size_t value_bytes, const libscan_sort_opts_t *opts,
+                                                     size_t *kept);
 
 /* ------------------------------------------------------------------------- */
 /* Helpers                                                                    */
 /* ------------------------------------------------------------------------- */
 
-/* Number of 8-bit passes a sort over [begin_bit, end_bit) makes (end_bit 0 =
- * the width); -1 for an invalid key or range. */
+/* The number of 8-bit passes a sort of `key` over [begin_bit, end_bit)
+ * makes (end_bit 0 = the key's width): ceil((end_bit - begin_bit) / 8). It
+ * decides where libscan_sort_double_buffer() leaves the result. -1 for an
+ * invalid key or range. Host-only. */
 LIBSCAN_API int libscan_sort_num_passes(libscan_dtype_t key, unsigned begin_bit, unsigned end_bit);
 
 #ifdef __cplusplus

@@ -13,17 +13,32 @@ static size_t round_up(size_t x) {
     return (x + a - 1) / a * a;
 }
 
+size_t libscan__sort_key_bytes(libscan_dtype_t key) {
+    switch (key) {
+    case LIBSCAN_U8: return 1;
+    case LIBSCAN_U16: return 2;
+    case LIBSCAN_U32:
+    case LIBSCAN_I32:
+    case LIBSCAN_F32: return 4;
+    case LIBSCAN_U64:
+    case LIBSCAN_I64:
+    case LIBSCAN_F64: return 8;
+    }
+    return 0; /* not a key type, including dtypes appended later */
+}
+
 int libscan_sort_num_passes(libscan_dtype_t key, unsigned begin_bit, unsigned end_bit) {
-    const unsigned width = (unsigned)libscan_dtype_size(key) * 8u;
+    const unsigned width = (unsigned)libscan__sort_key_bytes(key) * 8u;
     if (width == 0) return -1;
     if (end_bit == 0) end_bit = width;
     if (end_bit > width || begin_bit > end_bit) return -1;
     return (int)((end_bit - begin_bit + 7u) / 8u);
 }
 
-libscan_status_t libscan_sort_temp_bytes(size_t count, libscan_dtype_t key, size_t value_bytes, libscan_sort_mode_t mode, size_t *temp_bytes) {
+libscan_status_t libscan_sort_temp_bytes(size_t count, libscan_dtype_t key, size_t value_bytes,
+                                         libscan_sort_mode_t mode, size_t *temp_bytes) {
     if (!temp_bytes) return LIBSCAN_ERROR_NULL_POINTER;
-    const size_t ks = libscan_dtype_size(key);
+    const size_t ks = libscan__sort_key_bytes(key);
     if (ks == 0) return LIBSCAN_ERROR_INVALID_DTYPE;
     if (mode != LIBSCAN_SORT_DOUBLE_BUFFER && mode != LIBSCAN_SORT_OUT_OF_PLACE && mode != LIBSCAN_SORT_ARGSORT)
         return LIBSCAN_ERROR_INVALID_ARGUMENT;
@@ -45,7 +60,7 @@ libscan_status_t libscan_sort_temp_bytes(size_t count, libscan_dtype_t key, size
  * pass fields. */
 static libscan_status_t check_common(size_t count, libscan_dtype_t key, size_t value_bytes,
                                      const libscan_sort_opts_t *opts, libscan__sort_plan_t *pl) {
-    const size_t ks = libscan_dtype_size(key);
+    const size_t ks = libscan__sort_key_bytes(key);
     if (ks == 0) return LIBSCAN_ERROR_INVALID_DTYPE;
     if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8) return LIBSCAN_ERROR_INVALID_ARGUMENT;
     if (count > LIBSCAN_MAX_COUNT) return LIBSCAN_ERROR_TOO_LARGE;
@@ -67,13 +82,30 @@ typedef struct sort_ctx {
     libscan_sort_mode_t mode;
 } sort_ctx_t;
 
+/* A sort with nothing to order (one key, or an empty bit range) copies at
+ * most and touches no temp: so it takes none from the cache, and caller temp
+ * is not asked whether it is device memory (sort.h, "Temp"). */
+static libscan_status_t plan(void *ctx, cudaStream_t stream, int *uses_temp) {
+    (void)stream;
+    const sort_ctx_t *s = ctx;
+    *uses_temp = s->pl.count > 1 && s->pl.passes > 0;
+    return LIBSCAN_SUCCESS;
+}
+
 /* Lays the temp out -- scratch | alternate keys | alternate values |
  * argsort's keys -- and launches. */
 static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t stream) {
     (void)temp_bytes;
     sort_ctx_t *s = ctx;
     libscan__sort_plan_t *pl = &s->pl;
-    const size_t ks = libscan_dtype_size(pl->key);
+    if (!temp) {
+        /* plan() said nothing to order. An argsort that keeps no keys points
+         * keys_out at keys_in: the launcher copies keys only between distinct
+         * buffers, so the input is never written. */
+        if (s->mode == LIBSCAN_SORT_ARGSORT && !pl->keys_out) pl->keys_out = (void *)pl->keys_in;
+        return libscan__sort_launch(pl, stream);
+    }
+    const size_t ks = libscan__sort_key_bytes(pl->key);
     char *base = (char *)temp;
     pl->scratch = base;
     base += libscan__sort_scratch_bytes(pl->count, ks, pl->value_bytes);
@@ -94,6 +126,7 @@ static void describe(libscan__call_t *c, sort_ctx_t *s, const libscan_sort_opts_
     (void)libscan_sort_temp_bytes(s->pl.count, s->pl.key, s->pl.value_bytes, s->mode, &need);
     libscan__call_init(c, opts->d_temp, opts->temp_bytes, need);
     c->empty = s->pl.count == 0;
+    c->plan = plan;
     c->launch = launch;
     c->ctx = s;
 }
@@ -119,7 +152,7 @@ libscan_status_t libscan_sort(const void *d_keys_in, void *d_keys_out, const voi
     s.pl.keys_out = d_keys_out;
     s.pl.values_in = d_values_in;
     s.pl.values_out = d_values_out;
-    const size_t ks = libscan_dtype_size(key);
+    const size_t ks = libscan__sort_key_bytes(key);
     libscan__call_t c;
     describe(&c, &s, opts);
     add(&c, d_keys_in, count, ks);
@@ -151,7 +184,7 @@ libscan_status_t libscan_sort_double_buffer(libscan_double_buffer_t *buf, size_t
     s.pl.values_in = buf->d_values[cur];
     s.pl.values_out = buf->d_values[result];
     s.pl.values_alt = buf->d_values[1 - cur];
-    const size_t ks = libscan_dtype_size(key);
+    const size_t ks = libscan__sort_key_bytes(key);
     libscan__call_t c;
     describe(&c, &s, opts);
     for (int i = 0; i < 2; ++i) {
@@ -179,7 +212,7 @@ libscan_status_t libscan_argsort(const void *d_keys_in, void *d_keys_out, void *
     s.pl.values_in = NULL;
     s.pl.values_out = d_indices;
     s.pl.iota_values = 1;
-    const size_t ks = libscan_dtype_size(key);
+    const size_t ks = libscan__sort_key_bytes(key);
     libscan__call_t c;
     describe(&c, &s, opts);
     add(&c, d_keys_in, count, ks);

@@ -1,4 +1,4 @@
-/* radixsort_cpu.c -- the CPU path of radixsort.h: an LSD radix sort with
+/* sort_cpu.c -- the CPU path of sort.h (libscan_cpu_*): an LSD radix sort with
  * 8-bit digits over the same order-preserving key map as the GPU sort, in
  * host memory. Each pass counts digits, turns the counts into starts and
  * scatters keys (and values) stably into a scratch copy; a pass whose keys
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <libscan/sort.h>
+#include "sort_internal.h"
 
 /* The raw bits of key i, zero-extended. */
 static inline uint64_t load_bits(const unsigned char *p, size_t i, size_t ks) {
@@ -18,7 +18,7 @@ static inline uint64_t load_bits(const unsigned char *p, size_t i, size_t ks) {
     }
 }
 
-/* The map of radixsort.h's "Order" section, then the direction and the bit
+/* The map of sort.h's "Order" section, then the direction and the bit
  * range: the result compares as the sort orders. */
 typedef struct mapper {
     size_t ks;
@@ -28,7 +28,7 @@ typedef struct mapper {
 
 static mapper_t make_mapper(libscan_dtype_t key, int descending, unsigned begin, unsigned end) {
     mapper_t m;
-    m.ks = libscan_dtype_size(key);
+    m.ks = libscan__sort_key_bytes(key);
     const unsigned width = (unsigned)m.ks * 8u;
     m.width_mask = width == 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1);
     m.sign = (uint64_t)1 << (width - 1);
@@ -58,7 +58,7 @@ static inline uint64_t ranged(const mapper_t *m, uint64_t mapped) {
 }
 
 static libscan_status_t check(libscan_dtype_t key, size_t value_bytes, const libscan_sort_opts_t *opts) {
-    if (libscan_dtype_size(key) == 0) return LIBSCAN_ERROR_INVALID_DTYPE;
+    if (libscan__sort_key_bytes(key) == 0) return LIBSCAN_ERROR_INVALID_DTYPE;
     if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8) return LIBSCAN_ERROR_INVALID_ARGUMENT;
     if (libscan_sort_num_passes(key, opts->begin_bit, opts->end_bit) < 0) return LIBSCAN_ERROR_INVALID_ARGUMENT;
     return LIBSCAN_SUCCESS;

@@ -1,6 +1,5 @@
-/* radixsort_internal.h -- what the C entry points (radixsort_api.c) hand to
- * the CUDA launcher (radixsort_launch.cu) once every argument is checked.
- * Not installed. */
+/* sort_internal.h -- what the C entry points (sort_api.c) hand to the CUDA
+ * launcher (sort_launch.cu) once every argument is checked. Not installed. */
 #ifndef LIBSCAN_SORT_INTERNAL_H
 #define LIBSCAN_SORT_INTERNAL_H
 
@@ -30,6 +29,10 @@ typedef struct libscan__sort_plan {
     int iota_values;       /* argsort: the first pass makes value i = i */
     void *scratch;         /* 256-byte aligned, libscan__sort_scratch_bytes() */
 } libscan__sort_plan_t;
+
+/* The size of a key of `key`, or 0 when it is not one of sort.h's key
+ * types (every check of the family goes through this). */
+size_t libscan__sort_key_bytes(libscan_dtype_t key);
 
 /* Bytes of counters, histograms and look-back words for a sort of `count`
  * keys of key_bytes with value_bytes values (0 when count is 0). Host only. */

@@ -1,4 +1,4 @@
-// radixsort_launch.cu -- enqueues a checked sort (radixsort_internal.h): the
+// sort_launch.cu -- enqueues a checked sort (sort_internal.h): the
 // upfront histogram, its scan, then one pass kernel per 8 bits, ping-ponging
 // between the plan's buffers. No allocation, no synchronisation.
 #include "sort_internal.h"
@@ -166,7 +166,7 @@ extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, si
 
 extern "C" cudaError_t libscan__sort_launch(const libscan__sort_plan_t *plan, cudaStream_t stream) {
     using namespace libscan::sort;
-    switch (libscan_dtype_size(plan->key)) {
+    switch (libscan__sort_key_bytes(plan->key)) {
     case 1: return run_key<uint8_t>(*plan, stream);
     case 2: return run_key<uint16_t>(*plan, stream);
     case 4: return run_key<uint32_t>(*plan, stream);

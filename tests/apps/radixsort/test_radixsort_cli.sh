@@ -8,8 +8,8 @@
 set -u
 RS=${1:?usage: test_radixsort_cli.sh RADIXSORT}
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to make and check the files"; exit 77; }
-# shellcheck source-path=SCRIPTDIR source=../support/cli_lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../support/cli_lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../../support/cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../support/cli_lib.sh"
 cli_init "$RS"
 SEED=${LIBSCAN_TEST_SEED:-$RANDOM$RANDOM}
 echo "# seed $SEED (LIBSCAN_TEST_SEED=$SEED replays)"

@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(Policy::kBlockThreads) histogram_kernel(const 
     constexpr int BLOCK = Policy::kBlockThreads, IPT = Policy::kItemsPerThread, kParts = Policy::kParts;
     constexpr int kPasses = int(sizeof(K)) * 8 / kRadixBits < kMaxPasses ? int(sizeof(K)) * 8 / kRadixBits : kMaxPasses;
     constexpr int V = 16 / int(sizeof(K)); // keys per 16-byte vector
-    static_assert(IPT % V == 0, "radixsort: histogram items per thread must fill whole vectors");
+    static_assert(IPT % V == 0, "libscan::sort: histogram items per thread must fill whole vectors");
     __shared__ unsigned s_hist[kPasses][kParts * kRadix];
     for (int i = threadIdx.x; i < kPasses * kParts * kRadix; i += BLOCK) (&s_hist[0][0])[i] = 0;
     __syncthreads();
@@ -250,8 +250,8 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     constexpr int kWarpItems = 32 * IPT;
     constexpr size_t kValueBytes = kValues ? sizeof(V) : 0;
     constexpr size_t kExchangeBytes = size_t(kTile) * (sizeof(K) > kValueBytes ? sizeof(K) : kValueBytes);
-    static_assert(BLOCK >= kRadix, "radixsort: a block needs a thread per digit");
-    static_assert(kWarpItems < 65536, "radixsort: warp ranks are kept in 16 bits");
+    static_assert(BLOCK >= kRadix, "libscan::sort: a block needs a thread per digit");
+    static_assert(kWarpItems < 65536, "libscan::sort: warp ranks are kept in 16 bits");
     using Scan = libscan::BlockScan<unsigned, BLOCK>;
 
     __shared__ alignas(16) unsigned char s_exchange[kExchangeBytes];

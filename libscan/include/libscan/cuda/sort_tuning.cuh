@@ -1,7 +1,9 @@
-// radixsort_tuning.cuh -- every tuning constant of the radix sort, in one table.
+// sort_tuning.cuh -- every tuning constant of libscan's radix sort (sort.h),
+// in one table.
 //
-// Entries that name a run were chosen by it; the others are first choices,
-// still to be swept with bench/radixsort on the H100.
+// Entries that name a run were chosen by it: the benchmark target of
+// bench/radixsort and its arguments, on an H100, on scratch builds in which
+// only the entry changed. The others are first choices, still to be swept.
 // A tile must fit in static shared memory (48 KB) with the warp histograms:
 // the exchange buffer holds a tile of max(key, value) bytes.
 #pragma once
@@ -17,15 +19,14 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // keys per tile, 30 KB of exchange + 12 KB of warp histograms; with 4-byte
 // values, 448 x 16 = 7168, 28 KB + 14 KB. 8-byte: 256 x 16 = 4096, 32 KB +
 // 8 KB.
-// Chosen by: bench/results/2026-11-21-h100-radix-ipt/ (2^28 on the H100,
-// ballot ranking: u32 keys 384 x 20 8.56 ms against 8.98 ms for 384 x 16);
-// u32/u32 pairs: bench/results/2026-11-22-h100-radix-pairs/ (2^28, H100,
-// scratch builds): 448 x 16 9.49 ms = 1.082x CUB, 512 x 14 1.084x, 512 x 12
-// 1.113x, 384 x 16 (the former entry) 1.119x, 384 x 12 1.219x, 256 x 20
-// 1.208x, 256 x 16 1.295x, 640 x 10 1.432x.
+// Chosen by `bench_radixsort --logs 28 --no-dists` (2^28 keys): u32 keys,
+// ballot ranking, 384 x 20 8.56 ms against 8.98 ms for 384 x 16; u32/u32
+// pairs, 448 x 16 9.49 ms = 1.082x CUB, 512 x 14 1.084x, 512 x 12 1.113x,
+// 384 x 16 (the former entry) 1.119x, 384 x 12 1.219x, 256 x 20 1.208x,
+// 256 x 16 1.295x, 640 x 10 1.432x.
 // kLookbackWindow: earlier tiles' digit words read per round trip of the
 // digit look-back (digit_lookback.cuh). 4 took u32 keys from 6.31 to 6.17 ms
-// at 2^28 (bench/results/2026-11-22-h100-3607aca/), but cost the other
+// in `bench_radixsort --logs 28` (2^28 keys), but cost the other
 // kernels spills or registers: u32/u32 pairs 9.85 -> 10.10 ms, u64/u32
 // pairs 26.9 -> 30.4 ms; they keep 1.
 template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
@@ -47,8 +48,8 @@ template <bool PAIRS> struct PassTuning<8, PAIRS> {
 // The upfront histogram kernel (onesweep.cuh says what each field does):
 // threads per block, keys per thread per round, blocks per SM of the
 // grid-stride grid, shared copies and their layout, the equal-warp vote.
-// Chosen by: bench/results/2026-11-22-h100-sweeps/histogram-sweep.txt (2^28
-// u32 on the H100, read floor 351 us): this one 522 / 513 / 512 us for
+// Chosen by `histogram_sweep --log2n 28 --reps 11` (bench/radixsort; 2^28
+// u32 keys, read floor 351 us): this one 522 / 513 / 512 us for
 // uniform / sorted / all-equal keys, against 814 / 814 / 856 us for the
 // former 4 copies with the equal-warp vote. The vote cost more than the
 // same-address atomics it saves, and one copy is as fast as four.
