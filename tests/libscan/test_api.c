@@ -1010,11 +1010,11 @@ static void test_gpu_temp_too_small(void **state) {
 
 /* ---- the temp cache ------------------------------------------------------------ */
 
-/* The pool maps memory in granules of 2 MiB (CUDA's allocation granularity
- * for device memory on current GPUs), so the pool may hold up to one granule
- * more than the cached blocks round up to; the bound checked is the looser
- * cached + 2 MiB. */
-#define POOL_SLACK ((size_t)2 << 20)
+/* The pool reserves memory from the driver in granules: 32 MiB for small
+ * blocks on an H100 with CUDA 13 (a 1.5 KiB block reserved 32 MiB, measured
+ * at e37a99b), so the pool may hold up to one granule more than the cached
+ * blocks; the bound checked is cached + 32 MiB. */
+#define POOL_SLACK ((size_t)32 << 20)
 
 static void cache_info(size_t *cached, size_t *pool, size_t *limit) {
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_cache_info(cached, pool, limit));
