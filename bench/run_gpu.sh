@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
 # run_gpu.sh -- the one script to run on the GPU machine, from the repository root:
-# unpack cmocka, build (Release, sm_90, -Werror), run the whole ctest suite with
-# GPU tests required, compute-sanitizer on the GPU tests, and the benchmarks.
+# unpack the carried .deb files (cmocka, stb; shared/GPU.md), build (Release, sm_90,
+# -Werror), run the whole ctest suite with GPU tests required, compute-sanitizer on
+# the GPU tests, and every benchmark.
 #
 #   bash bench/run_gpu.sh [LOGDIR] [options]
+#
+# What it builds and runs (the layout of issue #20): one library (libscan_static,
+# libscan_shared), the programs in apps/, the suites in tests/{libscan, sort,
+# compact, sat, apps, consumer} (gpu-labelled: test_api_gpu, test_warp_block,
+# test_device_scan, test_segmented, test_sort_lib, test_compact_lib, test_sat_lib,
+# test_blur), and the benchmarks bench_scan, bench_segmented, bench_compact,
+# bench_radixsort, bench_sat.
+#
+# Time: every stage is bounded (`timeout`) so the script ends within --budget
+# seconds (default 540) plus a few seconds for the summary, inside a 10-minute
+# command. On the H100 the build takes ~150 s, ctest ~220 s (the gpu suites
+# run one at a time) and the benchmarks ~150 s, so tests + benchmarks fit one
+# command (--no-sanitizer) and the sanitizer needs its own (--sanitizer-only);
+# asked for everything at once, later stages get only what the budget leaves
+# and say so (TIMEOUT / NOT RUN).
 #
 # LOGDIR: the first non-option argument, else $OUT if set, else ./gpu-logs.
 # It receives at most these 8 files (earlier copies are removed first; the
@@ -18,12 +34,12 @@
 # Options:
 #   --large          also run the tests labelled `large` in ctest
 #   --quick          benchmark table only at 2^16, 2^20, 2^24, 2^28
-#   --no-sanitizer   skip compute-sanitizer
+#   --no-sanitizer   skip compute-sanitizer (tests + benchmarks: one 10-minute command)
 #   --no-bench       skip both benchmark runs
 #   --no-small       skip the latency run (bench_scan --small)
 #   --no-scan-bench  skip bench_scan's full table (keeps --small unless --no-small)
 #   --no-app-bench   skip the segmented, compact, radixsort and SAT benchmarks
-#   --bench-only     build bench_scan and run the benchmarks only (no ctest, no sanitizer)
+#   --bench-only     build the benchmarks and run them only (no ctest, no sanitizer)
 #   --sanitizer-only [TOOLS]
 #                    build the gpu test suites and bench_scan, then only compute-sanitizer
 #                    (no ctest, no benchmarks), with the whole budget; TOOLS: a comma
@@ -38,12 +54,14 @@
 #   --jobs N         build parallelism (default: all cores)
 #
 # compute-sanitizer: every gpu-labelled ctest entry (not `large`) and bench_scan
-# on small sizes, one after another; each run gets a weighted share of the
-# time left (san_weight, per tool: the sort's suite 8, racecheck's
-# device-scan and SAT suites 4 and 8, segmented 2, the rest 1; recomputed
-# before each run, so runs that finish early leave their time to the rest
-# and one slow suite cannot starve the others; at least 10 s, else the run
-# is reported as not run). Without --sanitizer-only, memcheck gets a
+# on small sizes (its first opts = NULL calls included, so the temp cache runs
+# under each tool), one after another; each run gets a weighted share of the
+# time left (san_weight, per tool: test_sort_lib 8, racecheck's test_device_scan
+# and test_sat_lib 4 and 8, test_segmented 2 and racecheck's test_compact_lib 2,
+# the rest 1; recomputed before each run, so runs that finish early leave their
+# time to the rest and one slow suite cannot starve the others; at least 10 s,
+# else the run is reported as not run). The log says when a suite named there
+# is not among the runs (renamed?). Without --sanitizer-only, memcheck gets a
 # 120 s stage and racecheck + synccheck share a 150 s one; with it, the chosen
 # tools share everything the build leaves of the budget. summary.txt names
 # every suite with its result per tool (errors, timed out, not run, skipped
