@@ -515,12 +515,12 @@ std::string first_calls(const Context &ctx, int &wrong) {
     for (const auto &t : o.types)
         for (const int k : logs) {
             const FirstCall f = first_call_bench(t)(ctx, k, exclusive);
-            std::string head = "- " + f.type + " " + kind_name(f.exclusive) + " 2^" + std::to_string(f.log2n) +
-                               (pool_created ? " (after libscan_temp_cache_release())" : " (libscan's pool created in this call)");
+            std::string head = "- " + f.type + " " + kind_name(f.exclusive) + " 2^" + std::to_string(f.log2n);
             if (f.skipped) {
                 std::printf("%s: %s\n", head.c_str(), f.note.c_str());
                 continue;
             }
+            head += pool_created ? " (after libscan_temp_cache_release())" : " (libscan's pool created in this call)";
             pool_created = true;
             std::printf("%s: first call %s us (host %.1f us in the call); then opts = NULL %s us, caller temp %s us "
                         "(medians of %d); temp %s, cached %s, pool %s; check %s\n",
