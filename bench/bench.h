@@ -2,7 +2,8 @@
 //
 // bench_scan.cu    options, device report, the table, CSV, targets, exit code
 // bench_util.cu    timing (events, medians, CUDA graphs), the copy kernel, errors
-// bench_driver.cuh one (type, size) measurement: fill, verify, time; a template
+// bench_driver.cuh one (type, size) measurement: fill, verify, time; the first
+//                  opts = NULL call after the temp cache is emptied; a template
 // bench_type_*.cu  one instantiation of the driver per element type (compiled in
 //                  parallel: each pulls in CUB's scan for its type)
 #pragma once
@@ -24,8 +25,17 @@ enum ExitCode {
     kExitWrong = 3,     // every measurement ran, but a result was wrong (or not capturable)
 };
 
-// The four things timed for every (type, kind, n), in this order.
-enum Method { kLibscan = 0, kCub = 1, kMemcpy = 2, kCopy = 3, kMethods = 4 };
+// The things timed for every (type, kind, n). Each round of the timing loop
+// calls them in this order, rotated by one per round, so the two libscan
+// calls (and the two CUB calls) run next to each other in every round but
+// one: the comparison the benchmark is about is interleaved A B A B.
+//   kLibscan      libscan_*_scan with caller temp (opts->d_temp)
+//   kLibscanNull  the same call with opts = NULL: temp from libscan's temp cache
+//   kCub          cub::DeviceScan with `int` item counts
+//   kCub64        cub::DeviceScan with `int64_t` item counts (CUB's NumItemsT)
+//   kMemcpy       cudaMemcpyAsync D2D of the same bytes
+//   kCopy         the copy kernel (launch_copy_kernel)
+enum Method { kLibscan = 0, kLibscanNull = 1, kCub = 2, kCub64 = 3, kMemcpy = 4, kCopy = 5, kMethods = 6 };
 extern const char *const kMethodNames[kMethods];
 
 struct Options {
@@ -54,6 +64,7 @@ struct Options {
     bool seed_given = false;
     int device = 0;
     int watchdog_s = 180; // per (type, n): exit 2 when a size takes longer (hung kernel)
+    bool first_call = true; // report the first opts = NULL call after emptying the temp cache
 };
 
 struct Context {
@@ -79,7 +90,8 @@ struct Row {
     size_t n = 0;
     size_t elem_bytes = 0;
     bool skipped = false;  // e.g. cudaMalloc failed; `note` says why
-    bool wrong = false;    // libscan differs from CUB or is not deterministic
+    bool wrong = false;    // libscan (either call) differs from CUB or is not deterministic
+    bool cub64_wrong = false; // CUB with int64_t counts differs from libscan and CUB int (no timing kept)
     bool capture_failed = false; // libscan could not be captured in a graph (global mode)
     std::string check;     // "ok", "ok (max rel 1.2e-06)", "WRONG ..."
     double max_rel = 0;    // floats: largest relative difference to CUB
@@ -88,7 +100,30 @@ struct Row {
     uint64_t seed = 0;
     Timing t[kMethods];    // one call, stream idle before it
     Timing g[kMethods];    // graph of graph_calls calls, per call
+    // The reference CUB: the faster (median) of kCub and kCub64, per table.
+    Method cub_ref = kCub, cub_ref_graph = kCub;
     std::string note;
+};
+
+// The first opts = NULL call of one (type, kind, n) after
+// libscan_temp_cache_release(): the temp cache holds nothing, so the call
+// maps a new block from libscan's pool (and, for the first such call of the
+// process, creates the pool). Measured after a caller-temp call of the same
+// size, so kernel loading is not in it.
+struct FirstCall {
+    std::string type;
+    bool exclusive = false;
+    int log2n = 0;
+    size_t n = 0;
+    bool skipped = false;      // cudaMalloc failed; `note` says why
+    bool wrong = false;        // its output differs from CUB's
+    std::string check, note;
+    double first_us = 0;       // CUDA events around the call (host time included)
+    double first_host_us = 0;  // host time inside the call
+    Timing warm_null, warm_temp; // then: opts = NULL and caller temp, interleaved
+    int reps = 0;              // timed calls of each behind those medians
+    size_t temp_bytes = 0;     // libscan_scan_temp_bytes()
+    size_t cached_bytes = 0, pool_bytes = 0; // libscan_temp_cache_info() after the call
 };
 
 using RowSink = std::function<void(const Row &)>;
@@ -101,6 +136,15 @@ void bench_u64(const Context &, const RowSink &);
 void bench_i64(const Context &, const RowSink &);
 void bench_f32(const Context &, const RowSink &);
 void bench_f64(const Context &, const RowSink &);
+
+// One type's first opts = NULL call at 2^log2n (see FirstCall).
+using FirstCallBench = FirstCall (*)(const Context &, int log2n, bool exclusive);
+FirstCall first_call_u32(const Context &, int, bool);
+FirstCall first_call_i32(const Context &, int, bool);
+FirstCall first_call_u64(const Context &, int, bool);
+FirstCall first_call_i64(const Context &, int, bool);
+FirstCall first_call_f32(const Context &, int, bool);
+FirstCall first_call_f64(const Context &, int, bool);
 
 // ---- bench_util.cu -------------------------------------------------------
 

@@ -1,8 +1,10 @@
 // bench_driver.cuh -- the measurement of one element type T over every size
 // and kind: fill the input with fresh random non-zero values on the device,
-// run libscan and CUB once and compare their outputs, time the four methods,
-// then check again on a freshly poisoned output (against CUB, and bitwise
-// against libscan's first output: the scan must be deterministic).
+// run each libscan call (caller temp, opts = NULL) and CUB once and compare
+// their outputs, time the six methods (bench.h), then check both libscan
+// calls again on a freshly poisoned output (against CUB, and bitwise against
+// libscan's first output: the scan must be deterministic). Also the first
+// opts = NULL call after the temp cache is emptied (first_call).
 //
 // Included by one bench_type_*.cu per type, which instantiates it.
 #pragma once
@@ -13,6 +15,7 @@
 #include <libscan/libscan.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -183,12 +186,81 @@ inline double bits_to_double(unsigned long long b) {
     return d;
 }
 
+// The methods' calls on buffers b (one enqueue per Method). Both libscan
+// calls write out_ls; CUB, memcpy and the copy kernel write out_cub.
+template <typename T> void make_enqueues(const Buffers<T> &b, size_t n, bool exclusive, Enqueue (&enq)[kMethods]) {
+    const size_t bytes = n * sizeof(T);
+    auto libscan_call = [&b, n, exclusive](bool caller_temp) {
+        return [&b, n, exclusive, caller_temp](cudaStream_t st) -> std::string {
+            libscan_scan_opts_t opts = LIBSCAN_SCAN_OPTS_INIT;
+            opts.d_temp = b.temp_ls;
+            opts.temp_bytes = b.temp_ls_bytes;
+            const libscan_scan_opts_t *o = caller_temp ? &opts : nullptr; // NULL: the call users write
+            const libscan_dtype_t dt = TypeInfo<T>::dtype;
+            const libscan_status_t status = exclusive ? libscan_exclusive_scan(b.in, b.out_ls, n, dt, LIBSCAN_OP_SUM, o, st)
+                                                      : libscan_inclusive_scan(b.in, b.out_ls, n, dt, LIBSCAN_OP_SUM, o, st);
+            if (status == LIBSCAN_SUCCESS) return "";
+            const cudaError_t e = cudaGetLastError();
+            return std::string(exclusive ? "libscan_exclusive_scan" : "libscan_inclusive_scan") +
+                   (caller_temp ? " (caller temp): " : " (opts = NULL): ") + libscan_status_string(status) +
+                   " (cudaGetLastError: " + cudaGetErrorName(e) + ")";
+        };
+    };
+    enq[kLibscan] = libscan_call(true);
+    enq[kLibscanNull] = libscan_call(false);
+    // CUB's NumItemsT is the type of the count argument: int, or int64_t.
+    auto cub_call = [&b, n, exclusive](auto items) {
+        return [&b, n, exclusive, items](cudaStream_t st) -> std::string {
+            size_t temp = b.temp_cub_bytes;
+            const T *in = b.in; // the same iterator types as the temp-size query
+            const cudaError_t e = exclusive ? cub::DeviceScan::ExclusiveSum(b.temp_cub, temp, in, b.out_cub, items, st)
+                                            : cub::DeviceScan::InclusiveSum(b.temp_cub, temp, in, b.out_cub, items, st);
+            if (e == cudaSuccess) return "";
+            return std::string(exclusive ? "cub::DeviceScan::ExclusiveSum" : "cub::DeviceScan::InclusiveSum") +
+                   (sizeof(items) == 4 ? " (int items): " : " (int64_t items): ") + cudaGetErrorString(e);
+        };
+    };
+    enq[kCub] = cub_call(static_cast<int>(n));
+    enq[kCub64] = cub_call(static_cast<int64_t>(n));
+    enq[kMemcpy] = [&b, bytes](cudaStream_t st) -> std::string {
+        const cudaError_t e = cudaMemcpyAsync(b.out_cub, b.in, bytes, cudaMemcpyDeviceToDevice, st);
+        return e == cudaSuccess ? "" : std::string("cudaMemcpyAsync: ") + cudaGetErrorString(e);
+    };
+    enq[kCopy] = [&b, bytes](cudaStream_t st) -> std::string {
+        const cudaError_t e = launch_copy_kernel(b.in, b.out_cub, bytes, st);
+        return e == cudaSuccess ? "" : std::string("copy kernel: ") + cudaGetErrorString(e);
+    };
+}
+
+// Poisons both outputs (different bytes, so a region neither call writes
+// still differs), runs method ls (a libscan call) and method cub (a CUB
+// call) once each, and compares the outputs.
+template <typename T>
+CompareOutcome run_and_compare(const Context &ctx, const Buffers<T> &b, const Enqueue (&enq)[kMethods], size_t n,
+                               double tol, Method ls, Method cub) {
+    const size_t bytes = n * sizeof(T);
+    BENCH_CK(cudaMemsetAsync(b.out_ls, 0xA5, bytes, ctx.stream));
+    BENCH_CK(cudaMemsetAsync(b.out_cub, 0x5A, bytes, ctx.stream));
+    for (Method m : {ls, cub}) {
+        const std::string err = enq[m](ctx.stream);
+        if (!err.empty()) fatal(err);
+    }
+    BENCH_CK(cudaStreamSynchronize(ctx.stream));
+    return compare<T>(ctx, b, n, tol);
+}
+
+template <typename T> void fill_input(const Context &ctx, T *in, size_t n, uint64_t seed) {
+    const unsigned blocks = static_cast<unsigned>(
+        std::max<size_t>(1, std::min<size_t>((n + 255) / 256, static_cast<size_t>(ctx.prop.multiProcessorCount) * 16)));
+    fill_kernel<T><<<blocks, 256, 0, ctx.stream>>>(in, n, seed);
+    BENCH_CK(cudaGetLastError());
+}
+
 template <typename T>
 Row measure(const Context &ctx, const Buffers<T> &b, const char *type, int log2n, bool exclusive) {
     const Options &o = *ctx.opt;
     const size_t n = size_t(1) << log2n;
     const size_t bytes = n * sizeof(T);
-    cudaStream_t s = ctx.stream;
     constexpr libscan_dtype_t dtype = TypeInfo<T>::dtype;
 
     Row r;
@@ -201,63 +273,40 @@ Row measure(const Context &ctx, const Buffers<T> &b, const char *type, int log2n
     r.tolerance = tolerance<T>(n);
     r.seed = mix64(ctx.seed ^ (static_cast<uint64_t>(log2n) << 40) ^ (static_cast<uint64_t>(exclusive) << 39) ^
                    (static_cast<uint64_t>(dtype) << 32));
-
-    // Fresh random input; the outputs poisoned with different bytes, so a
-    // region neither library writes still shows up as a difference.
-    {
-        const unsigned blocks = static_cast<unsigned>(
-            std::max<size_t>(1, std::min<size_t>((n + 255) / 256, static_cast<size_t>(ctx.prop.multiProcessorCount) * 16)));
-        fill_kernel<T><<<blocks, 256, 0, s>>>(b.in, n, r.seed);
-        BENCH_CK(cudaGetLastError());
-        BENCH_CK(cudaMemsetAsync(b.out_ls, 0xA5, bytes, s));
-        BENCH_CK(cudaMemsetAsync(b.out_cub, 0x5A, bytes, s));
-    }
+    fill_input<T>(ctx, b.in, n, r.seed); // fresh random input
 
     Enqueue enq[kMethods];
-    enq[kLibscan] = [&b, n, exclusive](cudaStream_t st) -> std::string {
-        libscan_scan_opts_t opts = LIBSCAN_SCAN_OPTS_INIT;
-        opts.d_temp = b.temp_ls;
-        opts.temp_bytes = b.temp_ls_bytes;
-        const libscan_dtype_t dt = TypeInfo<T>::dtype;
-        const libscan_status_t status =
-            exclusive ? libscan_exclusive_scan(b.in, b.out_ls, n, dt, LIBSCAN_OP_SUM, &opts, st)
-                      : libscan_inclusive_scan(b.in, b.out_ls, n, dt, LIBSCAN_OP_SUM, &opts, st);
-        if (status == LIBSCAN_SUCCESS) return "";
-        const cudaError_t e = cudaGetLastError();
-        return std::string(exclusive ? "libscan_exclusive_scan: " : "libscan_inclusive_scan: ") +
-               libscan_status_string(status) + " (cudaGetLastError: " + cudaGetErrorName(e) + ")";
+    make_enqueues<T>(b, n, exclusive, enq);
+    auto check = [&](Method ls, Method cub) {
+        const CompareOutcome c = run_and_compare<T>(ctx, b, enq, n, r.tolerance, ls, cub);
+        r.max_rel = std::fmax(r.max_rel, bits_to_double(c.r.max_rel_bits));
+        return c;
     };
-    enq[kCub] = [&b, n, exclusive](cudaStream_t st) -> std::string {
-        size_t temp = b.temp_cub_bytes;
-        const int items = static_cast<int>(n);
-        const T *in = b.in; // the same iterator types as the temp-size query
-        const cudaError_t e = exclusive ? cub::DeviceScan::ExclusiveSum(b.temp_cub, temp, in, b.out_cub, items, st)
-                                        : cub::DeviceScan::InclusiveSum(b.temp_cub, temp, in, b.out_cub, items, st);
-        if (e == cudaSuccess) return "";
-        return std::string(exclusive ? "cub::DeviceScan::ExclusiveSum: " : "cub::DeviceScan::InclusiveSum: ") +
-               cudaGetErrorString(e);
-    };
-    enq[kMemcpy] = [&b, bytes](cudaStream_t st) -> std::string {
-        const cudaError_t e = cudaMemcpyAsync(b.out_cub, b.in, bytes, cudaMemcpyDeviceToDevice, st);
-        return e == cudaSuccess ? "" : std::string("cudaMemcpyAsync: ") + cudaGetErrorString(e);
-    };
-    enq[kCopy] = [&b, bytes](cudaStream_t st) -> std::string {
-        const cudaError_t e = launch_copy_kernel(b.in, b.out_cub, bytes, st);
-        return e == cudaSuccess ? "" : std::string("copy kernel: ") + cudaGetErrorString(e);
+    auto wrong = [&r](const std::string &what) {
+        if (!r.wrong) r.check = what; // the first failure is the one to read
+        r.wrong = true;
     };
 
-    // 1. One call of each library, then compare.
-    for (Method m : {kLibscan, kCub}) {
-        const std::string err = enq[m](s);
-        if (!err.empty()) fatal(err);
+    // 1. Each libscan call once against CUB (int counts); the two libscan
+    //    calls must agree bitwise (the association does not depend on the
+    //    temp given). Then CUB with int64_t counts against libscan.
+    const CompareOutcome first = check(kLibscan, kCub);
+    if (!first.text.empty()) wrong("WRONG (caller temp): " + first.text);
+    const CompareOutcome first_null = check(kLibscanNull, kCub);
+    if (!first_null.text.empty()) wrong("WRONG (opts = NULL): " + first_null.text);
+    else if (!r.wrong && first_null.r.hash != first.r.hash)
+        wrong("WRONG: the opts = NULL output differs bitwise from the caller-temp output");
+    if (!r.wrong) {
+        const CompareOutcome c64 = check(kLibscan, kCub64);
+        if (!c64.text.empty()) {
+            r.cub64_wrong = true;
+            r.note = "CUB int64 output differs from libscan and CUB int: " + c64.text + "; no CUB int64 timing";
+            enq[kCub64] = nullptr;
+        }
     }
-    BENCH_CK(cudaStreamSynchronize(s));
-    const CompareOutcome first = compare<T>(ctx, b, n, r.tolerance);
-    r.max_rel = bits_to_double(first.r.max_rel_bits);
-    if (!first.text.empty()) {
-        r.wrong = true;
-        r.check = "WRONG: " + first.text;
+    if (r.wrong) {
         enq[kLibscan] = nullptr; // no speed for a wrong result
+        enq[kLibscanNull] = nullptr;
     }
 
     // 2. Time.
@@ -268,36 +317,34 @@ Row measure(const Context &ctx, const Buffers<T> &b, const char *type, int log2n
         bool failed[kMethods];
         time_graphs(ctx, enq, o.graph_calls, o.warmup, reps, r.g, capture_errors, failed);
         if (!capture_errors.empty()) r.note += (r.note.empty() ? "" : "; ") + capture_errors;
-        r.capture_failed = failed[kLibscan];
-        if (failed[kCub] || failed[kMemcpy] || failed[kCopy])
+        // Both libscan calls are documented as capturable (opts = NULL turns
+        // its temp into the graph's allocation and free nodes).
+        r.capture_failed = failed[kLibscan] || failed[kLibscanNull];
+        if (failed[kCub] || failed[kCub64] || failed[kMemcpy] || failed[kCopy])
             std::fprintf(stderr, "bench_scan: note: %s\n", capture_errors.c_str());
     }
 
-    // 3. After all those calls reused the temp storage: poison libscan's
-    //    output again, run both once more and compare against CUB, and
-    //    bitwise against libscan's first output (determinism).
+    // 3. After all those calls reused their temp (the caller's buffer, the
+    //    cache's block): both libscan calls once more into a re-poisoned
+    //    output, against CUB and bitwise against the first output
+    //    (determinism).
     if (!r.wrong) {
-        BENCH_CK(cudaMemsetAsync(b.out_ls, 0xA5, bytes, s));
-        for (Method m : {kLibscan, kCub}) {
-            const std::string err = enq[m](s);
-            if (!err.empty()) fatal(err);
-        }
-        BENCH_CK(cudaStreamSynchronize(s));
-        const CompareOutcome last = compare<T>(ctx, b, n, r.tolerance);
-        r.max_rel = std::fmax(r.max_rel, bits_to_double(last.r.max_rel_bits));
-        if (!last.text.empty()) {
-            r.wrong = true;
-            r.check = "WRONG after the timed calls: " + last.text;
-        } else if (last.r.hash != first.r.hash) {
-            r.wrong = true;
-            r.check = "WRONG: not deterministic (output after the timed calls differs bitwise from the first)";
+        for (Method m : {kLibscan, kLibscanNull}) {
+            const CompareOutcome last = check(m, kCub);
+            const std::string which = m == kLibscan ? " (caller temp)" : " (opts = NULL)";
+            if (!last.text.empty()) wrong("WRONG after the timed calls" + which + ": " + last.text);
+            else if (last.r.hash != first.r.hash)
+                wrong("WRONG: not deterministic" + which +
+                      " (output after the timed calls differs bitwise from the first)");
         }
     }
     if (r.wrong) {
         std::fprintf(stderr, "bench_scan: %s %s 2^%d: %s (seed 0x%016llx)\n", type, exclusive ? "excl" : "incl",
                      log2n, r.check.c_str(), static_cast<unsigned long long>(r.seed));
-        r.t[kLibscan] = Timing();
-        r.g[kLibscan] = Timing();
+        for (Method m : {kLibscan, kLibscanNull}) {
+            r.t[m] = Timing();
+            r.g[m] = Timing();
+        }
     } else if (std::is_floating_point_v<T>) {
         char buf[96];
         std::snprintf(buf, sizeof buf, "ok (max rel %.1e)", r.max_rel);
@@ -305,12 +352,65 @@ Row measure(const Context &ctx, const Buffers<T> &b, const char *type, int log2n
     } else {
         r.check = "ok (exact)";
     }
+    if (r.cub64_wrong) {
+        std::fprintf(stderr, "bench_scan: %s %s 2^%d: %s\n", type, exclusive ? "excl" : "incl", log2n, r.note.c_str());
+        r.t[kCub64] = Timing();
+        r.g[kCub64] = Timing();
+    }
+    // The reference CUB of each table: the faster of the two count types.
+    auto faster = [](const Timing (&t)[kMethods]) {
+        return t[kCub64].valid && (!t[kCub].valid || t[kCub64].median_us < t[kCub].median_us) ? kCub64 : kCub;
+    };
+    r.cub_ref = faster(r.t);
+    r.cub_ref_graph = faster(r.g);
     return r;
+}
+
+// The buffers of one (type, n): in, both outputs, both temps, the compare
+// result. Returns false (nothing left allocated) when memory runs out.
+template <typename T> bool allocate(Buffers<T> &b, size_t n) {
+    const size_t bytes = n * sizeof(T);
+    size_t need = 0;
+    const libscan_status_t st = libscan_scan_temp_bytes(n, TypeInfo<T>::dtype, &need);
+    if (st != LIBSCAN_SUCCESS) fatal(std::string("libscan_scan_temp_bytes: ") + libscan_status_string(st));
+    b.temp_ls_bytes = need;
+    // One CUB temp for both kinds and both count types.
+    size_t cub = 0;
+    for (int k = 0; k < 4; ++k) {
+        size_t x = 0;
+        const T *in = nullptr;
+        T *out = nullptr;
+        const bool excl = k & 1;
+        if (k < 2) {
+            const int items = static_cast<int>(n);
+            BENCH_CK(excl ? cub::DeviceScan::ExclusiveSum(nullptr, x, in, out, items)
+                          : cub::DeviceScan::InclusiveSum(nullptr, x, in, out, items));
+        } else {
+            const int64_t items = static_cast<int64_t>(n);
+            BENCH_CK(excl ? cub::DeviceScan::ExclusiveSum(nullptr, x, in, out, items)
+                          : cub::DeviceScan::InclusiveSum(nullptr, x, in, out, items));
+        }
+        cub = std::max(cub, x);
+    }
+    b.temp_cub_bytes = cub;
+    const bool ok = try_malloc(reinterpret_cast<void **>(&b.in), bytes) &&
+                    try_malloc(reinterpret_cast<void **>(&b.out_ls), bytes) &&
+                    try_malloc(reinterpret_cast<void **>(&b.out_cub), bytes) &&
+                    try_malloc(&b.temp_ls, b.temp_ls_bytes) && try_malloc(&b.temp_cub, b.temp_cub_bytes) &&
+                    try_malloc(reinterpret_cast<void **>(&b.cmp), sizeof(CompareResult));
+    if (!ok) b.release();
+    return ok;
+}
+
+inline std::string oom_note(size_t bytes) {
+    char note[160];
+    std::snprintf(note, sizeof note, "skipped: cudaMalloc of 3 x %.2f GiB (+ temp) failed: out of memory",
+                  static_cast<double>(bytes) / (1u << 30));
+    return note;
 }
 
 template <typename T> void bench_type(const Context &ctx, const RowSink &sink, const char *type) {
     const Options &o = *ctx.opt;
-    constexpr libscan_dtype_t dtype = TypeInfo<T>::dtype;
     for (const int log2n : o.logs) {
         const size_t n = size_t(1) << log2n;
         const size_t bytes = n * sizeof(T);
@@ -320,28 +420,9 @@ template <typename T> void bench_type(const Context &ctx, const RowSink &sink, c
         watchdog_arm(o.watchdog_s, what);
 
         Buffers<T> b;
-        size_t need = 0;
-        const libscan_status_t st = libscan_scan_temp_bytes(n, dtype, &need);
-        if (st != LIBSCAN_SUCCESS) fatal(std::string("libscan_scan_temp_bytes: ") + libscan_status_string(st));
-        b.temp_ls_bytes = need;
-        size_t incl = 0, excl = 0;
-        BENCH_CK(cub::DeviceScan::InclusiveSum(nullptr, incl, static_cast<const T *>(nullptr), static_cast<T *>(nullptr),
-                                               static_cast<int>(n)));
-        BENCH_CK(cub::DeviceScan::ExclusiveSum(nullptr, excl, static_cast<const T *>(nullptr), static_cast<T *>(nullptr),
-                                               static_cast<int>(n)));
-        b.temp_cub_bytes = std::max(incl, excl);
-
-        const bool ok = try_malloc(reinterpret_cast<void **>(&b.in), bytes) &&
-                        try_malloc(reinterpret_cast<void **>(&b.out_ls), bytes) &&
-                        try_malloc(reinterpret_cast<void **>(&b.out_cub), bytes) &&
-                        try_malloc(&b.temp_ls, b.temp_ls_bytes) && try_malloc(&b.temp_cub, b.temp_cub_bytes) &&
-                        try_malloc(reinterpret_cast<void **>(&b.cmp), sizeof(CompareResult));
-        if (!ok) {
-            b.release();
-            char note[160];
-            std::snprintf(note, sizeof note, "skipped: cudaMalloc of 3 x %.2f GiB (+ temp) failed: out of memory",
-                          static_cast<double>(bytes) / (1u << 30));
-            std::fprintf(stderr, "bench_scan: %s %s\n", what, note);
+        if (!allocate<T>(b, n)) {
+            const std::string note = oom_note(bytes);
+            std::fprintf(stderr, "bench_scan: %s %s\n", what, note.c_str());
             watchdog_arm(0, "");
             for (const bool exclusive : o.kinds) {
                 Row r;
@@ -363,8 +444,94 @@ template <typename T> void bench_type(const Context &ctx, const RowSink &sink, c
     }
 }
 
+// FirstCall (bench.h): caller-temp and CUB calls first (kernels loaded, the
+// reference output), then libscan_temp_cache_release(), then one opts = NULL
+// call between CUDA events, checked against CUB; then both libscan calls
+// interleaved, warm.
+template <typename T> FirstCall first_call(const Context &ctx, const char *type, int log2n, bool exclusive) {
+    const Options &o = *ctx.opt;
+    const size_t n = size_t(1) << log2n;
+    const size_t bytes = n * sizeof(T);
+    cudaStream_t s = ctx.stream;
+    FirstCall f;
+    f.type = type;
+    f.exclusive = exclusive;
+    f.log2n = log2n;
+    f.n = n;
+    char what[80];
+    std::snprintf(what, sizeof what, "first opts = NULL call, %s 2^%d", type, log2n);
+    watchdog_arm(o.watchdog_s, what);
+    Buffers<T> b;
+    if (!allocate<T>(b, n)) {
+        f.skipped = true;
+        f.note = oom_note(bytes);
+        watchdog_arm(0, "");
+        return f;
+    }
+    f.temp_bytes = b.temp_ls_bytes;
+    const double tol = tolerance<T>(n);
+    fill_input<T>(ctx, b.in, n, mix64(ctx.seed ^ 0xf1257ull ^ (static_cast<uint64_t>(log2n) << 40)));
+    Enqueue enq[kMethods];
+    make_enqueues<T>(b, n, exclusive, enq);
+    // The reference, and libscan's kernels loaded by a call that needs no cache.
+    const CompareOutcome warm = run_and_compare<T>(ctx, b, enq, n, tol, kLibscan, kCub);
+
+    const libscan_status_t rel = libscan_temp_cache_release();
+    if (rel != LIBSCAN_SUCCESS) fatal(std::string("libscan_temp_cache_release: ") + libscan_status_string(rel));
+    BENCH_CK(cudaMemsetAsync(b.out_ls, 0xA5, bytes, s));
+    BENCH_CK(cudaStreamSynchronize(s));
+    cudaEvent_t start, stop;
+    BENCH_CK(cudaEventCreate(&start));
+    BENCH_CK(cudaEventCreate(&stop));
+    BENCH_CK(cudaEventRecord(start, s));
+    const auto h0 = std::chrono::steady_clock::now();
+    const std::string err = enq[kLibscanNull](s);
+    const auto h1 = std::chrono::steady_clock::now();
+    if (!err.empty()) fatal(err);
+    BENCH_CK(cudaEventRecord(stop, s));
+    BENCH_CK(cudaEventSynchronize(stop));
+    float ms = 0;
+    BENCH_CK(cudaEventElapsedTime(&ms, start, stop));
+    BENCH_CK(cudaEventDestroy(start));
+    BENCH_CK(cudaEventDestroy(stop));
+    f.first_us = 1000.0 * ms;
+    f.first_host_us = std::chrono::duration<double, std::micro>(h1 - h0).count();
+    const libscan_status_t info = libscan_temp_cache_info(&f.cached_bytes, &f.pool_bytes, nullptr);
+    if (info != LIBSCAN_SUCCESS) fatal(std::string("libscan_temp_cache_info: ") + libscan_status_string(info));
+
+    // out_cub still holds CUB's output from the warm-up: compare the first call's.
+    const CompareOutcome c = compare<T>(ctx, b, n, tol);
+    if (!warm.text.empty()) {
+        f.wrong = true;
+        f.check = "WRONG (caller temp): " + warm.text;
+    } else if (!c.text.empty()) {
+        f.wrong = true;
+        f.check = "WRONG: " + c.text;
+    } else if (c.r.hash != warm.r.hash) {
+        f.wrong = true;
+        f.check = "WRONG: differs bitwise from the caller-temp output";
+    } else {
+        f.check = "ok";
+    }
+
+    Enqueue pair[kMethods];
+    pair[kLibscan] = enq[kLibscan];
+    pair[kLibscanNull] = enq[kLibscanNull];
+    Timing t[kMethods];
+    f.reps = o.reps_for(bytes);
+    time_single_calls(ctx, pair, 0, f.reps, t);
+    f.warm_temp = t[kLibscan];
+    f.warm_null = t[kLibscanNull];
+    b.release();
+    watchdog_arm(0, "");
+    return f;
+}
+
 } // namespace bench
 
 // One line per type file: defines bench::bench_<name>.
 #define BENCH_INSTANTIATE(T, name)                                                                            \
-    void bench::bench_##name(const Context &ctx, const RowSink &sink) { bench_type<T>(ctx, sink, #name); }
+    void bench::bench_##name(const Context &ctx, const RowSink &sink) { bench_type<T>(ctx, sink, #name); }      \
+    bench::FirstCall bench::first_call_##name(const Context &ctx, int log2n, bool exclusive) {                 \
+        return first_call<T>(ctx, #name, log2n, exclusive);                                                     \
+    }

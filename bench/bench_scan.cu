@@ -23,9 +23,14 @@ namespace {
 const char kUsage[] =
     "usage: bench_scan [options]\n"
     "\n"
-    "Times libscan's inclusive/exclusive sum (C API, caller temp) against\n"
-    "cub::DeviceScan, cudaMemcpyAsync and a copy kernel of the same bytes, in one\n"
-    "run, and prints one markdown table on stdout (progress on stderr).\n"
+    "Times libscan's inclusive/exclusive sum as users call it (opts = NULL: temp from\n"
+    "libscan's temp cache) beside the same call with caller temp (opts->d_temp), against\n"
+    "cub::DeviceScan with int and with int64_t item counts (the faster is the reference),\n"
+    "cudaMemcpyAsync and a copy kernel of the same bytes; all methods interleaved call by\n"
+    "call in one process, CUDA events, medians. Every libscan output is checked against\n"
+    "CUB's. Before the table, the first opts = NULL call after libscan_temp_cache_release()\n"
+    "(the first one of the process also creates libscan's pool) at each of 2^16, 2^20,\n"
+    "2^24, 2^28 that the run measures. Prints markdown on stdout (progress on stderr).\n"
     "\n"
     "  --types LIST     element types: u32,i32,u64,i64,f32,f64 or all (default u32,f32,u64)\n"
     "  --kinds LIST     incl,excl (default both)\n"
@@ -37,19 +42,27 @@ const char kUsage[] =
     "                   8 MiB; 200 in --small)\n"
     "  --warmup N       untimed calls per method first (default 3)\n"
     "  --small          latency mode: 2^10..2^20 every power, 200 reps, CUDA graphs\n"
-    "  --graph          also time N back-to-back calls captured in a CUDA graph\n"
+    "  --graph          also time N back-to-back calls captured in a CUDA graph (opts = NULL\n"
+    "                   then allocates and frees its temp inside the graph)\n"
     "  --no-graph       do not (default off; on in --small)\n"
     "  --graph-calls N  calls per graph (default 20)\n"
+    "  --no-first-call  leave out the first-call section (default: reported)\n"
     "  --csv FILE       also write one CSV line per row (appends; header if FILE is empty)\n"
     "  --seed N         base seed of the random inputs (default: from the clock)\n"
     "  --device N       CUDA device (default 0)\n"
     "  --watchdog S     give up (exit 2) when one size takes over S seconds (default 180)\n"
     "  --help, --version\n"
     "\n"
+    "Targets (OK/MISS lines at the end; CUB = the faster of CUB int and CUB int64):\n"
+    "  opts = NULL / caller temp <= 1.03 at 2^24 and 2^28, <= +1.0 us at 2^16 and 2^20\n"
+    "  (u32, u64, f32); at 2^28 libscan (both calls) <= 1.05 x memcpy and u32 caller temp\n"
+    "  <= 0.87 x CUB; at 2^16 caller temp <= 0.60 x CUB (also in graphs with --graph).\n"
+    "\n"
     "Environment: LIBSCAN_COMMIT overrides the commit printed (default: the one\n"
     "the build was configured at).\n"
     "Exit status: 0 all results verified; 1 usage; 2 no CUDA device or a CUDA/libscan\n"
-    "error (the run stopped); 3 a wrong libscan result or a failed graph capture.\n";
+    "error (the run stopped); 3 a wrong result (libscan, or CUB int64 against CUB int) or\n"
+    "a failed libscan graph capture.\n";
 
 [[noreturn]] void usage_error(const std::string &msg) {
     std::fprintf(stderr, "bench_scan: %s (see --help)\n", msg.c_str());
@@ -171,6 +184,9 @@ Options parse(int argc, char **argv) {
             o.seed_given = true;
         } else if (a == "--device") {
             o.device = static_cast<int>(parse_int(a, value(), 0, 1024));
+        } else if (a == "--no-first-call") {
+            no_value();
+            o.first_call = false;
         } else if (a == "--watchdog") {
             o.watchdog_s = static_cast<int>(parse_int(a, value(), 0, 86400));
         } else {
@@ -202,8 +218,23 @@ std::string us(const Timing &t) { return t.valid ? fmt(t.median_us < 100 ? "%.2f
 bool both(const Timing &a, const Timing &b) { return a.valid && b.valid && b.median_us > 0; }
 double ratio(const Timing &a, const Timing &b) { return a.median_us / b.median_us; }
 std::string ratio_text(const Timing &a, const Timing &b) { return both(a, b) ? fmt("%.3f", ratio(a, b)) : "-"; }
+std::string diff_text(const Timing &a, const Timing &b) {
+    return a.valid && b.valid ? fmt("%+.2f", a.median_us - b.median_us) : "-";
+}
 double gbps(const Row &r, const Timing &t) { return 2.0 * static_cast<double>(r.n * r.elem_bytes) / (t.median_us * 1e3); }
 const char *kind_name(bool exclusive) { return exclusive ? "excl" : "incl"; }
+std::string kib(size_t bytes) {
+    return bytes >= (size_t(1) << 20) ? fmt("%.1f MiB", static_cast<double>(bytes) / 1048576.0)
+                                      : fmt("%.1f KiB", static_cast<double>(bytes) / 1024.0);
+}
+
+// A method, or the reference CUB of the row (the faster of int and int64).
+constexpr int kBestCub = kMethods;
+const Timing &timing_of(const Row &r, int m, bool graph) {
+    if (m == kBestCub) m = graph ? r.cub_ref_graph : r.cub_ref;
+    return graph ? r.g[m] : r.t[m];
+}
+std::string method_name(int m) { return m == kBestCub ? "CUB" : kMethodNames[m]; }
 
 struct Report {
     const Options *opt = nullptr;
@@ -212,13 +243,15 @@ struct Report {
     std::vector<Row> rows;
 
     void table_header() const {
-        std::string h = "| type | kind | n | libscan us | CUB us | memcpy us | copy-kernel us | libscan/memcpy | "
-                        "libscan/CUB | CUB/memcpy | libscan GB/s |";
-        std::string sep = "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
+        std::string h = "| type | kind | n | NULL us | temp us | NULL/temp | NULL-temp us | CUB int us | CUB int64 us | "
+                        "memcpy us | copy-kernel us | NULL/memcpy | temp/memcpy | temp/CUB | NULL/CUB | CUB/memcpy | "
+                        "NULL GB/s |";
+        std::string sep = "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+                          "---: | ---: | ---: | ---: |";
         if (opt->graph) {
-            h += " libscan graph us | CUB graph us | memcpy graph us | copy graph us | graph libscan/CUB | "
-                 "libscan host us | CUB host us |";
-            sep += " ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
+            h += " NULL graph us | temp graph us | CUB int graph us | CUB int64 graph us | memcpy graph us | "
+                 "copy graph us | graph temp/CUB | NULL host us | temp host us | CUB host us |";
+            sep += " ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
         }
         h += " check | note |";
         sep += " --- | --- |";
@@ -229,24 +262,32 @@ struct Report {
     void add(const Row &r) {
         rows.push_back(r);
         const Timing *t = r.t, *g = r.g;
+        const Timing &cub = timing_of(r, kBestCub, false), &gcub = timing_of(r, kBestCub, true);
+        // The reference CUB's time carries a '*'.
+        auto cub_cell = [](const Timing &x, bool ref) { return us(x) + (ref && x.valid ? "*" : ""); };
+        const std::string wrong = "WRONG";
         std::string line = "| " + r.type + " | " + kind_name(r.exclusive) + " | 2^" + std::to_string(r.log2n) + " | ";
-        line += (r.wrong ? std::string("WRONG") : us(t[kLibscan])) + " | " + us(t[kCub]) + " | " + us(t[kMemcpy]) +
-                " | " + us(t[kCopy]) + " | ";
-        line += ratio_text(t[kLibscan], t[kMemcpy]) + " | " + ratio_text(t[kLibscan], t[kCub]) + " | " +
-                ratio_text(t[kCub], t[kMemcpy]) + " | ";
-        line += (t[kLibscan].valid ? fmt("%.0f", gbps(r, t[kLibscan])) : std::string("-")) + " |";
+        line += (r.wrong ? wrong : us(t[kLibscanNull])) + " | " + (r.wrong ? wrong : us(t[kLibscan])) + " | " +
+                ratio_text(t[kLibscanNull], t[kLibscan]) + " | " + diff_text(t[kLibscanNull], t[kLibscan]) + " | ";
+        line += cub_cell(t[kCub], r.cub_ref == kCub) + " | " + cub_cell(t[kCub64], r.cub_ref == kCub64) + " | " +
+                us(t[kMemcpy]) + " | " + us(t[kCopy]) + " | ";
+        line += ratio_text(t[kLibscanNull], t[kMemcpy]) + " | " + ratio_text(t[kLibscan], t[kMemcpy]) + " | " +
+                ratio_text(t[kLibscan], cub) + " | " + ratio_text(t[kLibscanNull], cub) + " | " +
+                ratio_text(cub, t[kMemcpy]) + " | ";
+        line += (t[kLibscanNull].valid ? fmt("%.0f", gbps(r, t[kLibscanNull])) : std::string("-")) + " |";
         if (opt->graph) {
-            line += " " + (r.wrong ? std::string("WRONG") : us(g[kLibscan])) + " | " + us(g[kCub]) + " | " +
-                    us(g[kMemcpy]) + " | " + us(g[kCopy]) + " | " + ratio_text(g[kLibscan], g[kCub]) + " | " +
-                    (t[kLibscan].valid ? fmt("%.1f", t[kLibscan].host_us) : std::string("-")) + " | " +
-                    (t[kCub].valid ? fmt("%.1f", t[kCub].host_us) : std::string("-")) + " |";
+            auto host = [](const Timing &x) { return x.valid ? fmt("%.1f", x.host_us) : std::string("-"); };
+            line += " " + (r.wrong ? wrong : us(g[kLibscanNull])) + " | " + (r.wrong ? wrong : us(g[kLibscan])) + " | " +
+                    cub_cell(g[kCub], r.cub_ref_graph == kCub) + " | " + cub_cell(g[kCub64], r.cub_ref_graph == kCub64) +
+                    " | " + us(g[kMemcpy]) + " | " + us(g[kCopy]) + " | " + ratio_text(g[kLibscan], gcub) + " | " +
+                    host(t[kLibscanNull]) + " | " + host(t[kLibscan]) + " | " + host(cub) + " |";
         }
         std::string note = r.l2_resident ? "L2-resident" : "";
         if (!r.note.empty()) note += (note.empty() ? "" : "; ") + r.note;
         // Keep the table parseable: no '|' or newlines inside a cell.
         std::string check = r.check;
-        for (std::string *s : {&check, &note})
-            for (char &c : *s)
+        for (std::string *x : {&check, &note})
+            for (char &c : *x)
                 if (c == '|' || c == '\n') c = '/';
         line += " " + check + " | " + note + " |";
         std::printf("%s\n", line.c_str());
@@ -262,33 +303,56 @@ struct Report {
         return s;
     }
 
+    // The columns up to cub_host_us and the last ones (max_rel_diff .. note)
+    // are those of earlier versions, in the same places and with the same
+    // meaning (libscan = caller temp, cub = int counts); the opts = NULL and
+    // int64 columns come between.
     void csv_header() const {
         std::fprintf(csv,
                      "mode,gpu,commit,type,kind,log2n,n,elem_bytes,status,reps,"
                      "libscan_med_us,libscan_min_us,cub_med_us,cub_min_us,memcpy_med_us,memcpy_min_us,"
                      "copy_med_us,copy_min_us,libscan_over_memcpy,libscan_over_cub,cub_over_memcpy,libscan_gbps,"
                      "libscan_graph_us,cub_graph_us,memcpy_graph_us,copy_graph_us,graph_libscan_over_cub,"
-                     "libscan_host_us,cub_host_us,max_rel_diff,tolerance,l2_resident,seed,note\n");
+                     "libscan_host_us,cub_host_us,"
+                     "null_med_us,null_min_us,cub64_med_us,cub64_min_us,null_over_temp,null_minus_temp_us,"
+                     "cub_ref,libscan_over_best_cub,null_over_best_cub,null_over_memcpy,null_gbps,"
+                     "null_graph_us,cub64_graph_us,graph_libscan_over_best_cub,null_host_us,cub64_host_us,"
+                     "max_rel_diff,tolerance,l2_resident,seed,note\n");
     }
 
     void write_csv(const Row &r) const {
         if (!csv) return;
-        const char *status = r.skipped ? "skipped" : r.wrong ? "wrong" : r.capture_failed ? "capture_failed" : "ok";
+        const char *status = r.skipped       ? "skipped"
+                             : r.wrong       ? "wrong"
+                             : r.cub64_wrong ? "cub64_wrong"
+                             : r.capture_failed ? "capture_failed"
+                                                : "ok";
         auto num = [](bool ok, double x) { return ok ? fmt("%.4f", x) : std::string(); };
+        auto rat = [&num](const Timing &a, const Timing &b) { return num(both(a, b), both(a, b) ? ratio(a, b) : 0); };
         const Timing *t = r.t, *g = r.g;
+        const Timing &cub = timing_of(r, kBestCub, false), &gcub = timing_of(r, kBestCub, true);
         std::string line = std::string(opt->small ? "small" : "full") + "," + csv_cell(gpu) + "," + csv_cell(commit) +
                            "," + r.type + "," + kind_name(r.exclusive) + "," + std::to_string(r.log2n) + "," +
                            std::to_string(r.n) + "," + std::to_string(r.elem_bytes) + "," + status + "," +
                            std::to_string(opt->reps_for(r.n * r.elem_bytes));
-        for (int m = 0; m < kMethods; ++m)
+        for (Method m : {kLibscan, kCub, kMemcpy, kCopy})
             line += "," + num(t[m].valid, t[m].median_us) + "," + num(t[m].valid, t[m].min_us);
-        line += "," + num(both(t[kLibscan], t[kMemcpy]), both(t[kLibscan], t[kMemcpy]) ? ratio(t[kLibscan], t[kMemcpy]) : 0);
-        line += "," + num(both(t[kLibscan], t[kCub]), both(t[kLibscan], t[kCub]) ? ratio(t[kLibscan], t[kCub]) : 0);
-        line += "," + num(both(t[kCub], t[kMemcpy]), both(t[kCub], t[kMemcpy]) ? ratio(t[kCub], t[kMemcpy]) : 0);
+        line += "," + rat(t[kLibscan], t[kMemcpy]) + "," + rat(t[kLibscan], t[kCub]) + "," + rat(t[kCub], t[kMemcpy]);
         line += "," + num(t[kLibscan].valid, t[kLibscan].valid ? gbps(r, t[kLibscan]) : 0);
-        for (int m = 0; m < kMethods; ++m) line += "," + num(g[m].valid, g[m].median_us);
-        line += "," + num(both(g[kLibscan], g[kCub]), both(g[kLibscan], g[kCub]) ? ratio(g[kLibscan], g[kCub]) : 0);
+        for (Method m : {kLibscan, kCub, kMemcpy, kCopy}) line += "," + num(g[m].valid, g[m].median_us);
+        line += "," + rat(g[kLibscan], g[kCub]);
         line += "," + num(t[kLibscan].valid, t[kLibscan].host_us) + "," + num(t[kCub].valid, t[kCub].host_us);
+        // opts = NULL, CUB int64, the reference CUB.
+        for (Method m : {kLibscanNull, kCub64})
+            line += "," + num(t[m].valid, t[m].median_us) + "," + num(t[m].valid, t[m].min_us);
+        line += "," + rat(t[kLibscanNull], t[kLibscan]) + "," +
+                num(t[kLibscanNull].valid && t[kLibscan].valid, t[kLibscanNull].median_us - t[kLibscan].median_us);
+        line += std::string(",") + (r.cub_ref == kCub64 ? "int64" : "int");
+        line += "," + rat(t[kLibscan], cub) + "," + rat(t[kLibscanNull], cub) + "," + rat(t[kLibscanNull], t[kMemcpy]);
+        line += "," + num(t[kLibscanNull].valid, t[kLibscanNull].valid ? gbps(r, t[kLibscanNull]) : 0);
+        for (Method m : {kLibscanNull, kCub64}) line += "," + num(g[m].valid, g[m].median_us);
+        line += "," + rat(g[kLibscan], gcub);
+        for (Method m : {kLibscanNull, kCub64}) line += "," + num(t[m].valid, t[m].host_us);
         char tail[160];
         std::snprintf(tail, sizeof tail, ",%.3e,%.3e,%d,0x%016llx,", r.max_rel, r.tolerance, r.l2_resident ? 1 : 0,
                       static_cast<unsigned long long>(r.seed));
@@ -303,58 +367,175 @@ struct Report {
         return nullptr;
     }
 
-    // One target line: ratio num/den of a row against a limit.
-    void target(const std::string &type, bool exclusive, int log2n, Method num, Method den, double limit, bool graph,
-                int &ok, int &miss, int &absent) const {
-        std::string label = type + " " + kind_name(exclusive) + " 2^" + std::to_string(log2n) + ": " +
-                            kMethodNames[num] + "/" + kMethodNames[den] + (graph ? " (graph)" : "");
+    // The row a target reads, or nullptr after counting and printing why there is none.
+    const Row *target_row(const std::string &label, const std::string &type, bool exclusive, int log2n, int &miss,
+                          int &absent) const {
         const Row *r = find(type, exclusive, log2n);
-        std::string text;
         if (!r || r->skipped) {
-            text = "not measured in this run";
+            std::printf("- %s = not measured in this run\n", label.c_str());
             ++absent;
-        } else if (r->wrong) {
-            text = "WRONG result, no ratio -> MISS";
-            ++miss;
-        } else {
-            const Timing &a = graph ? r->g[num] : r->t[num], &b = graph ? r->g[den] : r->t[den];
-            if (!both(a, b)) {
-                text = "no timing";
-                ++absent;
-            } else {
-                const double x = ratio(a, b);
-                const bool good = x <= limit;
-                text = fmt("%.3f", x) + fmt(" (target <= %.2f) ", limit) + (good ? "OK" : "MISS");
-                ++(good ? ok : miss);
-            }
+            return nullptr;
         }
-        std::printf("- %s = %s\n", label.c_str(), text.c_str());
+        if (r->wrong) {
+            std::printf("- %s = WRONG result, no ratio -> MISS\n", label.c_str());
+            ++miss;
+            return nullptr;
+        }
+        return r;
+    }
+
+    std::string label(const std::string &type, bool exclusive, int log2n) const {
+        return type + " " + kind_name(exclusive) + " 2^" + std::to_string(log2n) + ": ";
+    }
+
+    // One target line: ratio num/den of a row against a limit. den may be
+    // kBestCub (the faster CUB, named on the line).
+    void target(const std::string &type, bool exclusive, int log2n, int num, int den, double limit, bool graph,
+                int &ok, int &miss, int &absent) const {
+        const std::string what =
+            label(type, exclusive, log2n) + method_name(num) + "/" + method_name(den) + (graph ? " (graph)" : "");
+        const Row *r = target_row(what, type, exclusive, log2n, miss, absent);
+        if (!r) return;
+        const Timing &a = timing_of(*r, num, graph), &b = timing_of(*r, den, graph);
+        if (!both(a, b)) {
+            std::printf("- %s = no timing\n", what.c_str());
+            ++absent;
+            return;
+        }
+        std::string ref;
+        if (den == kBestCub) ref = std::string("; CUB = ") + kMethodNames[graph ? r->cub_ref_graph : r->cub_ref];
+        const double x = ratio(a, b);
+        const bool good = x <= limit;
+        std::printf("- %s = %.3f (target <= %.2f%s) %s\n", what.c_str(), x, limit, ref.c_str(), good ? "OK" : "MISS");
+        ++(good ? ok : miss);
+    }
+
+    // One target line: the difference num - den of a row's medians, in us.
+    void target_diff(const std::string &type, bool exclusive, int log2n, int num, int den, double limit_us, int &ok,
+                     int &miss, int &absent) const {
+        const std::string what = label(type, exclusive, log2n) + method_name(num) + " - " + method_name(den);
+        const Row *r = target_row(what, type, exclusive, log2n, miss, absent);
+        if (!r) return;
+        const Timing &a = timing_of(*r, num, false), &b = timing_of(*r, den, false);
+        if (!a.valid || !b.valid) {
+            std::printf("- %s = no timing\n", what.c_str());
+            ++absent;
+            return;
+        }
+        const double x = a.median_us - b.median_us;
+        const bool good = x <= limit_us;
+        std::printf("- %s = %+.2f us (target <= %+.2f us) %s\n", what.c_str(), x, limit_us, good ? "OK" : "MISS");
+        ++(good ? ok : miss);
+    }
+
+    bool has_log(int k) const {
+        for (const int x : opt->logs)
+            if (x == k) return true;
+        return false;
+    }
+    bool has_type(const std::string &t) const {
+        for (const auto &x : opt->types)
+            if (x == t) return true;
+        return false;
     }
 
     void targets() const {
-        std::printf("\n## Targets (ratios of medians from this run; OK = meets the issue's target)\n\n");
+        std::printf("\n## Targets (ratios of medians from this run; OK = meets the issue's target; "
+                    "libscan = caller temp, libscan NULL = opts = NULL, CUB = the faster of CUB int and CUB int64)\n\n");
         int ok = 0, miss = 0, absent = 0;
-        bool has_28 = false;
-        for (const int k : opt->logs) has_28 = has_28 || k == 28;
-        if (has_28) {
+        // opts = NULL costs what caller temp costs: within 3 % where a call
+        // moves megabytes, within 1 us where it is mostly launch latency.
+        for (const int k : {16, 20, 24, 28}) {
+            if (!has_log(k)) {
+                std::printf("- 2^%d opts = NULL targets (NULL %s caller temp): 2^%d not in this run's sizes\n", k,
+                            k <= 20 ? "<= +1.0 us over" : "<= 1.03 x", k);
+                continue;
+            }
+            for (const char *t : {"u32", "u64", "f32"}) {
+                if (!has_type(t)) continue;
+                for (const bool excl : opt->kinds) {
+                    if (k <= 20) target_diff(t, excl, k, kLibscanNull, kLibscan, 1.0, ok, miss, absent);
+                    else target(t, excl, k, kLibscanNull, kLibscan, 1.03, false, ok, miss, absent);
+                }
+            }
+        }
+        if (has_log(28)) {
             for (const bool excl : {false, true}) {
                 target("u32", excl, 28, kLibscan, kMemcpy, 1.05, false, ok, miss, absent);
-                target("u32", excl, 28, kLibscan, kCub, 0.87, false, ok, miss, absent);
+                target("u32", excl, 28, kLibscanNull, kMemcpy, 1.05, false, ok, miss, absent);
+                target("u32", excl, 28, kLibscan, kBestCub, 0.87, false, ok, miss, absent);
             }
             for (const char *t : {"u64", "f32"})
-                for (const bool excl : {false, true})
+                for (const bool excl : {false, true}) {
                     target(t, excl, 28, kLibscan, kMemcpy, 1.05, false, ok, miss, absent);
+                    target(t, excl, 28, kLibscanNull, kMemcpy, 1.05, false, ok, miss, absent);
+                }
         } else {
             std::printf("- 2^28 targets (libscan <= 1.05 x memcpy, u32 <= 0.87 x CUB): 2^28 not in this run's sizes\n");
         }
         for (const auto &t : opt->types)
             for (const bool excl : opt->kinds) {
-                target(t, excl, 16, kLibscan, kCub, 0.60, false, ok, miss, absent);
-                if (opt->graph) target(t, excl, 16, kLibscan, kCub, 0.60, true, ok, miss, absent);
+                target(t, excl, 16, kLibscan, kBestCub, 0.60, false, ok, miss, absent);
+                if (opt->graph) target(t, excl, 16, kLibscan, kBestCub, 0.60, true, ok, miss, absent);
             }
         std::printf("\nTargets: %d OK, %d MISS, %d not measured.\n", ok, miss, absent);
     }
 };
+
+// ---- the first opts = NULL call ------------------------------------------------
+
+FirstCallBench first_call_bench(const std::string &t) {
+    if (t == "u32") return first_call_u32;
+    if (t == "i32") return first_call_i32;
+    if (t == "u64") return first_call_u64;
+    if (t == "i64") return first_call_i64;
+    if (t == "f32") return first_call_f32;
+    if (t == "f64") return first_call_f64;
+    return nullptr;
+}
+
+// Prints the first-call section; returns the lines that go into the notes
+// (wrong outputs), one per failure.
+std::string first_calls(const Context &ctx, int &wrong) {
+    const Options &o = *ctx.opt;
+    std::vector<int> logs;
+    for (const int k : {16, 20, 24, 28})
+        for (const int x : o.logs)
+            if (x == k) logs.push_back(k);
+    if (logs.empty()) logs.push_back(o.logs.front());
+    const bool exclusive = o.kinds.front();
+    std::printf("## First opts = NULL call after the temp cache is created\n\n");
+    std::printf("Each line: libscan_temp_cache_release(), then one %s scan with opts = NULL between CUDA events "
+                "(host time in the call beside it), after a caller-temp call of the same size (kernels already "
+                "loaded); its output checked against CUB. The first line's call also creates libscan's pool. Then "
+                "the warm opts = NULL and caller-temp calls, interleaved, medians.\n\n",
+                kind_name(exclusive));
+    std::string notes;
+    bool pool_created = false;
+    for (const auto &t : o.types)
+        for (const int k : logs) {
+            const FirstCall f = first_call_bench(t)(ctx, k, exclusive);
+            std::string head = "- " + f.type + " " + kind_name(f.exclusive) + " 2^" + std::to_string(f.log2n);
+            if (f.skipped) {
+                std::printf("%s: %s\n", head.c_str(), f.note.c_str());
+                continue;
+            }
+            head += pool_created ? " (after libscan_temp_cache_release())" : " (libscan's pool created in this call)";
+            pool_created = true;
+            std::printf("%s: first call %s us (host %.1f us in the call); then opts = NULL %s us, caller temp %s us "
+                        "(medians of %d); temp %s, cached %s, pool %s; check %s\n",
+                        head.c_str(), fmt(f.first_us < 100 ? "%.2f" : "%.1f", f.first_us).c_str(), f.first_host_us,
+                        us(f.warm_null).c_str(), us(f.warm_temp).c_str(), f.reps, kib(f.temp_bytes).c_str(),
+                        kib(f.cached_bytes).c_str(), kib(f.pool_bytes).c_str(), f.check.c_str());
+            std::fflush(stdout);
+            if (f.wrong) {
+                ++wrong;
+                notes += head + ": first opts = NULL call " + f.check + "\n";
+            }
+        }
+    std::printf("\n");
+    return notes;
+}
 
 } // namespace
 
@@ -437,15 +618,24 @@ int main(int argc, char **argv) {
                     "replay time / %d, so launch overhead is comparable between one- and two-kernel scans; "
                     "host us = median host time inside the enqueueing call\n",
                     opt.graph_calls, opt.graph_calls);
-    std::printf("- libscan: C API with caller temp; CUB: cub::DeviceScan::InclusiveSum/ExclusiveSum with "
-                "pre-allocated temp; memcpy: cudaMemcpyAsync D2D of the same bytes; copy-kernel: one 32 KiB tile "
-                "per block, 8 x 16-byte loads in flight per thread (the floor)\n");
+    std::printf("- NULL: libscan_inclusive_scan/libscan_exclusive_scan(..., opts = NULL, stream), the call users "
+                "write: temp from libscan's temp cache (one block kept per stream); temp: the same call with caller "
+                "temp (opts->d_temp); CUB int / CUB int64: cub::DeviceScan::InclusiveSum/ExclusiveSum with `int` / "
+                "`int64_t` item counts and pre-allocated temp, the faster (marked *) is the CUB of the ratios; "
+                "memcpy: cudaMemcpyAsync D2D of the same bytes; copy-kernel: one 32 KiB tile per block, 8 x 16-byte "
+                "loads in flight per thread (the floor)\n");
     std::printf("- GB/s = (bytes read + bytes written) / median time; \"L2-resident\" rows (input + output <= "
                 "%.0f MiB of L2) run from cache and say little about DRAM bandwidth\n",
                 ctx.prop.l2CacheSize / 1048576.0);
-    std::printf("- check: libscan's output against CUB's, integers exact, floats within a relative tolerance "
-                "of 1e-5 (f32) / 1e-12 (f64) scaled by sqrt(n / 2^20) above 2^20; after the timed calls once more "
-                "into a re-poisoned output, also bitwise against libscan's first output (determinism)\n\n");
+    std::printf("- check: both libscan calls' outputs against CUB's (int counts), integers exact, floats within a "
+                "relative tolerance of 1e-5 (f32) / 1e-12 (f64) scaled by sqrt(n / 2^20) above 2^20, and bitwise "
+                "against each other; CUB int64's against libscan's; after the timed calls both libscan calls once "
+                "more into a re-poisoned output, also bitwise against the first output (determinism)\n\n");
+
+    int first_wrong = 0;
+    std::string first_notes;
+    if (opt.first_call) first_notes = first_calls(ctx, first_wrong);
+    std::printf("## Warm calls\n\n");
     rep.table_header();
 
     const RowSink sink = [&rep](const Row &r) { rep.add(r); };
@@ -454,8 +644,8 @@ int main(int argc, char **argv) {
     BENCH_CK(cudaStreamSynchronize(ctx.stream));
     BENCH_CK(cudaStreamDestroy(ctx.stream));
 
-    int wrong = 0, skipped = 0, capture = 0, measured = 0;
-    std::string notes;
+    int wrong = first_wrong, skipped = 0, capture = 0, measured = 0;
+    std::string notes = first_notes;
     for (const Row &r : rep.rows) {
         if (r.skipped) {
             ++skipped;
@@ -470,6 +660,10 @@ int main(int argc, char **argv) {
             notes += "- " + r.type + " " + kind_name(r.exclusive) + " 2^" + std::to_string(r.log2n) + ": " + r.check +
                      seed + "\n";
         }
+        if (r.cub64_wrong) {
+            ++wrong;
+            notes += "- " + r.type + " " + kind_name(r.exclusive) + " 2^" + std::to_string(r.log2n) + ": " + r.note + "\n";
+        }
         if (r.capture_failed) {
             ++capture;
             notes += "- " + r.type + " " + kind_name(r.exclusive) + " 2^" + std::to_string(r.log2n) + ": " + r.note + "\n";
@@ -480,10 +674,12 @@ int main(int argc, char **argv) {
     if (rep.csv) std::fclose(rep.csv);
 
     if (wrong || capture) {
-        std::printf("\nRESULT: FAILED (%d of %d rows WRONG, %d libscan graph capture failure(s), %d skipped)\n", wrong,
-                    measured, capture, skipped);
+        std::printf("\nRESULT: FAILED (%d WRONG result(s), %d of them in the first calls; %d rows; %d libscan graph "
+                    "capture failure(s); %d skipped)\n",
+                    wrong, first_wrong, measured, capture, skipped);
         return kExitWrong;
     }
-    std::printf("\nRESULT: OK (%d rows, libscan equal to CUB in all; %d skipped)\n", measured, skipped);
+    std::printf("\nRESULT: OK (%d rows, libscan equal to CUB in all, opts = NULL and caller temp alike; %d skipped)\n",
+                measured, skipped);
     return kExitOk;
 }

@@ -30,6 +30,14 @@
 // calls = 1 and 41, the difference of the two upper medians over 40 is the
 // device time per call (launch gaps included, as with graphs).
 //
+// bench::time_interleaved(stream, warmup, reps, calls, &times): time_events
+// for several calls at once, interleaved A B A B ...: `warmup` untimed rounds
+// of every call, then `reps` rounds; each round times every call once, alone
+// between two CUDA events with the stream idle before it, round r starting
+// with call r % calls.size() so that no call always follows the same one.
+// (*times)[i] receives call i's times, ascending, in ms. Same errors as
+// time_events (also cudaErrorInvalidValue for no calls).
+//
 // Medians: median() is the middle time, or the mean of the two middle ones
 // for an even count; upper_median() is always times[reps / 2] (the same for
 // an odd count). Each benchmark keeps the one its published tables used.
@@ -38,6 +46,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -83,6 +92,46 @@ cudaError_t time_events(cudaStream_t stream, int warmup, int reps, F &&enqueue, 
     if (e != cudaSuccess) return e;
     std::sort(t.begin(), t.end());
     times->ms = std::move(t);
+    return cudaSuccess;
+}
+
+inline cudaError_t time_interleaved(cudaStream_t stream, int warmup, int reps,
+                                    const std::vector<std::function<void()>> &calls, std::vector<EventTimes> *times) {
+    const size_t k = calls.size();
+    if (reps < 1 || warmup < 0 || !times || k == 0) return cudaErrorInvalidValue;
+    cudaEvent_t ev[2] = {nullptr, nullptr};
+    cudaError_t e = cudaEventCreate(&ev[0]);
+    if (e == cudaSuccess) e = cudaEventCreate(&ev[1]);
+    std::vector<std::vector<float>> t(k);
+    if (e == cudaSuccess) {
+        for (int i = 0; i < warmup; ++i)
+            for (const auto &c : calls) c();
+        e = cudaStreamSynchronize(stream);
+    }
+    for (int r = 0; r < reps && e == cudaSuccess; ++r) {
+        for (size_t j = 0; j < k && e == cudaSuccess; ++j) {
+            const size_t i = (static_cast<size_t>(r) + j) % k;
+            e = cudaEventRecord(ev[0], stream);
+            if (e != cudaSuccess) break;
+            calls[i]();
+            e = cudaEventRecord(ev[1], stream);
+            if (e == cudaSuccess) e = cudaEventSynchronize(ev[1]);
+            float ms = 0;
+            if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, ev[0], ev[1]);
+            if (e == cudaSuccess) t[i].push_back(ms);
+        }
+    }
+    for (cudaEvent_t x : ev) {
+        if (!x) continue;
+        const cudaError_t d = cudaEventDestroy(x);
+        if (e == cudaSuccess) e = d;
+    }
+    if (e != cudaSuccess) return e;
+    times->assign(k, EventTimes());
+    for (size_t i = 0; i < k; ++i) {
+        std::sort(t[i].begin(), t[i].end());
+        (*times)[i].ms = std::move(t[i]);
+    }
     return cudaSuccess;
 }
 

@@ -13,7 +13,7 @@
 
 namespace bench {
 
-const char *const kMethodNames[kMethods] = {"libscan", "CUB", "memcpy", "copy-kernel"};
+const char *const kMethodNames[kMethods] = {"libscan", "libscan NULL", "CUB int", "CUB int64", "memcpy", "copy-kernel"};
 
 void fatal(const std::string &what) {
     std::fflush(stdout);

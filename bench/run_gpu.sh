@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
 # run_gpu.sh -- the one script to run on the GPU machine, from the repository root:
-# unpack cmocka, build (Release, sm_90, -Werror), run the whole ctest suite with
-# GPU tests required, compute-sanitizer on the GPU tests, and the benchmarks.
+# unpack the carried .deb files (.deps/*.deb: cmocka, stb), build (Release, sm_90,
+# -Werror), run the whole ctest suite with GPU tests required, compute-sanitizer on
+# the GPU tests, and every benchmark.
 #
 #   bash bench/run_gpu.sh [LOGDIR] [options]
+#
+# What it builds and runs (the layout of issue #20): one library (libscan_static,
+# libscan_shared), the programs in apps/, the suites in tests/{libscan, sort,
+# compact, sat, apps, consumer} (gpu-labelled: test_api_gpu, test_warp_block,
+# test_device_scan, test_segmented, test_sort_lib, test_compact_lib, test_sat_lib,
+# test_blur), and the benchmarks bench_scan, bench_segmented, bench_compact,
+# bench_radixsort, bench_sat.
+#
+# Time: every stage is bounded (`timeout`) so the script ends within --budget
+# seconds (default 540) plus a few seconds for the summary, inside a 10-minute
+# command. On the H100 the build takes ~150 s, ctest ~220 s (the gpu suites
+# run one at a time) and the benchmarks ~150 s, so tests + benchmarks fit one
+# command (--no-sanitizer) and the sanitizer needs its own (--sanitizer-only);
+# asked for everything at once, later stages get only what the budget leaves
+# and say so (TIMEOUT / NOT RUN).
 #
 # LOGDIR: the first non-option argument, else $OUT if set, else ./gpu-logs.
 # It receives at most these 8 files (earlier copies are removed first; the
@@ -18,12 +34,12 @@
 # Options:
 #   --large          also run the tests labelled `large` in ctest
 #   --quick          benchmark table only at 2^16, 2^20, 2^24, 2^28
-#   --no-sanitizer   skip compute-sanitizer
+#   --no-sanitizer   skip compute-sanitizer (tests + benchmarks: one 10-minute command)
 #   --no-bench       skip both benchmark runs
 #   --no-small       skip the latency run (bench_scan --small)
 #   --no-scan-bench  skip bench_scan's full table (keeps --small unless --no-small)
 #   --no-app-bench   skip the segmented, compact, radixsort and SAT benchmarks
-#   --bench-only     build bench_scan and run the benchmarks only (no ctest, no sanitizer)
+#   --bench-only     build the benchmarks and run them only (no ctest, no sanitizer)
 #   --sanitizer-only [TOOLS]
 #                    build the gpu test suites and bench_scan, then only compute-sanitizer
 #                    (no ctest, no benchmarks), with the whole budget; TOOLS: a comma
@@ -38,12 +54,14 @@
 #   --jobs N         build parallelism (default: all cores)
 #
 # compute-sanitizer: every gpu-labelled ctest entry (not `large`) and bench_scan
-# on small sizes, one after another; each run gets a weighted share of the
-# time left (san_weight, per tool: the sort's suite 8, racecheck's
-# device-scan and SAT suites 4 and 8, segmented 2, the rest 1; recomputed
-# before each run, so runs that finish early leave their time to the rest
-# and one slow suite cannot starve the others; at least 10 s, else the run
-# is reported as not run). Without --sanitizer-only, memcheck gets a
+# on small sizes (its first opts = NULL calls included, so the temp cache runs
+# under each tool), one after another; each run gets a weighted share of the
+# time left (san_weight, per tool: test_sort_lib 8, racecheck's test_device_scan
+# and test_sat_lib 4 and 8, test_segmented 2 and racecheck's test_compact_lib 2,
+# the rest 1; recomputed before each run, so runs that finish early leave their
+# time to the rest and one slow suite cannot starve the others; at least 10 s,
+# else the run is reported as not run). The log says when a suite named there
+# is not among the runs (renamed?). Without --sanitizer-only, memcheck gets a
 # 120 s stage and racecheck + synccheck share a 150 s one; with it, the chosen
 # tools share everything the build leaves of the budget. summary.txt names
 # every suite with its result per tool (errors, timed out, not run, skipped
@@ -177,6 +195,11 @@ limit() {
     ((r < 10)) && r=10
     echo "$r"
 }
+# A stage that would start with less than this much of the budget left is not
+# run (reported as NOT RUN), so that stages given their 10-second minimum
+# (plus `timeout -k 10`) cannot carry the script past the 10-minute command.
+MIN_START=20
+out_of_budget() { (($(remaining) < MIN_START)); }
 logline() { printf '%s\n' "$@" >>"$LOG"; }
 # step DESCRIPTION CMD...: run CMD under the current stage deadline, output to $LOG.
 step() {
@@ -220,6 +243,13 @@ COMMON=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_PREFIX
 FULL_CONFIGURED=0 BUILD_ALL=skipped BENCH_BIN="" BUILD_NOTE=""
 { echo "cmake: $(cmake --version | head -1)"; echo "nvcc: $(nvcc --version 2>/dev/null | tail -1)"; } >>"$LOG"
 
+# The benchmarks besides bench_scan, in the order they run (run_app_bench).
+APP_BENCHES=(bench_segmented bench_compact bench_radixsort bench_sat)
+# build_targets DIR: the names of DIR's build targets, one a line (Makefiles and Ninja).
+build_targets() {
+    cmake --build "$1" --target help 2>/dev/null |
+        sed -n -E 's/^\.\.\. ([^ ]+).*$/\1/p; s/^([A-Za-z0-9_.+-]+): (phony|CUSTOM_COMMAND).*$/\1/p' | sort -u
+}
 keep_going() { # the generator's keep-going flag for build dir $1
     if grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja' "$1/CMakeCache.txt" 2>/dev/null; then echo "-k 0"; else echo "-k"; fi
 }
@@ -235,9 +265,19 @@ if step "configure build-gpu (tests, apps, bench; -Werror)" cmake -S . -B build-
             BUILD_ALL=FAILED
         fi
     elif ((SANONLY)); then
-        # Only what the sanitizer runs: the gpu-labelled suites, whose targets carry the
-        # tests' names (libscan_add_suite); everything if that fails.
-        mapfile -t GPU_TARGETS < <(cd build-gpu && ctest -L gpu -LE large -N 2>/dev/null |
+        # Only what the sanitizer runs: the gpu-labelled suites. Their targets carry the
+        # tests' names (libscan_add_suite), or the name without _gpu where one executable
+        # is registered twice (test_api_gpu runs test_api); everything if that fails.
+        build_targets build-gpu >"$TMPD/targets"
+        GPU_TARGETS=()
+        while read -r name; do
+            for cand in "$name" "${name%_gpu}"; do
+                if grep -qx -- "$cand" "$TMPD/targets"; then
+                    [[ " ${GPU_TARGETS[*]} " == *" $cand "* ]] || GPU_TARGETS+=("$cand")
+                    break
+                fi
+            done
+        done < <(cd build-gpu && ctest -L gpu -LE large -N 2>/dev/null |
             sed -n -E 's/^[[:space:]]*Test[[:space:]]+#[0-9]+: ([^[:space:]]+).*$/\1/p' | sort -u)
         # shellcheck disable=SC2046 # keep_going prints one or two words on purpose
         if ((${#GPU_TARGETS[@]})) && step "build the gpu suites: ${GPU_TARGETS[*]}" \
@@ -249,8 +289,19 @@ if step "configure build-gpu (tests, apps, bench; -Werror)" cmake -S . -B build-
             BUILD_ALL=FAILED
         fi
     fi
-    # Always ask for the bench target itself, so a stale binary is never used.
-    if step "build bench_scan" cmake --build build-gpu -j "$JOBS" --target bench_scan; then
+    # Always ask for the bench target itself, so a stale binary is never used. With
+    # --bench-only, the other benchmarks in the same build (one parallel build, not
+    # one after another in the benchmark stage).
+    bench_targets=(bench_scan)
+    if ((BENCHONLY && APPS)); then
+        build_targets build-gpu >"$TMPD/targets"
+        for b in "${APP_BENCHES[@]}"; do
+            grep -qx -- "$b" "$TMPD/targets" && bench_targets+=("$b")
+        done
+    fi
+    if step "build ${bench_targets[*]}" cmake --build build-gpu -j "$JOBS" --target "${bench_targets[@]}"; then
+        BENCH_BIN=$ROOT/build-gpu/bench/bench_scan
+    elif ((${#bench_targets[@]} > 1)) && step "build bench_scan" cmake --build build-gpu -j "$JOBS" --target bench_scan; then
         BENCH_BIN=$ROOT/build-gpu/bench/bench_scan
     fi
 else
@@ -299,7 +350,10 @@ CT_TOTAL=0 CT_FAILED=0 CT_SKIPPED=0 CT_CMOCKA_SKIPPED=0 CT_PASSED=0 CT_FAILED_NA
 if ((TESTS)); then
     t=$SECONDS
     LOG=$LOGDIR/ctest.log
-    if ((FULL_CONFIGURED)); then
+    if ((FULL_CONFIGURED)) && out_of_budget; then
+        echo "ctest not run: $(remaining)s of the budget left after the build" >"$LOG"
+        record ctest "NOT RUN" 0 "budget: $(remaining)s left after the build"
+    elif ((FULL_CONFIGURED)); then
         lim=$(limit $((LARGE ? 420 : 300)) ctest) # the suite takes ~180 s on the H100 (consumer_subdirectory alone 90 s); the large tests minutes
         labels=(-LE large)
         jobs=4
@@ -395,16 +449,20 @@ san_log() { echo "$LOGDIR/sanitizer.log"; } # every tool: the device hands back 
 
 # san_weight TOOL NAME: a suite's share of TOOL's time against the others'.
 # On the H100 (bench/results/2026-11-25-h100-9f5e6d6/): memcheck took 33 s for
-# test_radixsort_lib at LIBSCAN_TEST_MAX_N=262144, 8 s for test_segmented and
-# 0-3 s for each other suite, synccheck about the same; racecheck took 33 s
-# for test_device_scan at 131072 and did not finish the sort's or the SAT
-# library's suite in 73-95 s. An equal share timed the sort out.
+# the sort's GPU suite (then test_radixsort_lib, now test_sort_lib) at
+# LIBSCAN_TEST_MAX_N=262144, 8 s for test_segmented and 0-3 s for each other
+# suite, synccheck about the same; racecheck took 33 s for test_device_scan at
+# 131072, 22-42 s for test_compact_lib, and did not finish the sort's or the
+# SAT library's suite in 73-95 s. An equal share timed the sort out. The names
+# are ctest's (exact); SAN_WEIGHTED lists them so that a renamed suite shows up
+# in the log instead of silently falling back to weight 1.
+SAN_WEIGHTED=(test_sort_lib test_sat_lib test_device_scan test_segmented test_compact_lib)
 san_weight() {
     case $1:$2 in
-    *:*radixsort*) echo 8 ;;
-    racecheck:*sat_lib*) echo 8 ;;
-    racecheck:*device_scan*) echo 4 ;;
-    *:*segmented* | racecheck:*compact*) echo 2 ;;
+    *:test_sort_lib) echo 8 ;;
+    racecheck:test_sat_lib) echo 8 ;;
+    racecheck:test_device_scan) echo 4 ;;
+    *:test_segmented | racecheck:test_compact_lib) echo 2 ;;
     *) echo 1 ;;
     esac
 }
@@ -496,6 +554,14 @@ sanitize() {
 if ((SANITIZE)); then
     list=$(make_run_list)
     nruns=$(wc -l <"$list")
+    SAN_UNWEIGHTED=""
+    for w in "${SAN_WEIGHTED[@]}"; do
+        cut -d $'\x1f' -f1 "$list" | grep -qx -- "$w" || SAN_UNWEIGHTED+="${SAN_UNWEIGHTED:+ }$w"
+    done
+    if [[ -n $SAN_UNWEIGHTED ]]; then
+        echo "note: san_weight names suites that are not among the runs: $SAN_UNWEIGHTED" \
+            "(renamed, or not built?)" >>"$(san_log)"
+    fi
     # Stages, each with its own deadline: memcheck, then racecheck + synccheck;
     # with --sanitizer-only, the chosen tools in one stage with all the time left.
     if ((SANONLY)); then stages=("${SAN_TOOLS[*]}"); else stages=(memcheck "racecheck synccheck"); fi
@@ -549,6 +615,11 @@ run_bench() {
         record "$name" FAILED 0 "bench_scan not built"
         return
     fi
+    if out_of_budget; then
+        echo "bench_scan $* not run: $(remaining)s of the budget left" >"$file"
+        record "$name" "NOT RUN" 0 "budget: $(remaining)s left"
+        return
+    fi
     lim=$(limit "$cap" "$name")
     timeout -k 10 "$lim" "$BENCH_BIN" "$@" >"$file" 2>"$TMPD/bench.err"
     rc=$?
@@ -589,13 +660,27 @@ run_app_bench() {
     local name=$1 target=$2 cap=$3 bin rc lim status
     shift 3
     t=$SECONDS
+    if out_of_budget; then
+        record "$name" "NOT RUN" 0 "budget: $(remaining)s left"
+        return
+    fi
     LOG=$LOGDIR/build.log
-    DEADLINE=$((SECONDS + 120))
+    # Built already with everything (or, with --bench-only, with bench_scan): this
+    # only makes sure the binary is current.
+    DEADLINE=$((SECONDS + $(limit 120 bench)))
     if ! ((FULL_CONFIGURED)) || ! step "build $target" cmake --build build-gpu -j "$JOBS" --target "$target"; then
         record "$name" FAILED $((SECONDS - t)) "$target not built"
         return
     fi
     bin=$(find build-gpu/bench -type f -name "$target" -perm -u+x | head -1)
+    if [[ -z $bin ]]; then
+        record "$name" FAILED $((SECONDS - t)) "$target built, but no executable found under build-gpu/bench"
+        return
+    fi
+    if out_of_budget; then
+        record "$name" "NOT RUN" $((SECONDS - t)) "budget: $(remaining)s left"
+        return
+    fi
     lim=$(limit "$cap" bench)
     timeout -k 10 "$lim" "$bin" "$@" >"$TMPD/app.md" 2>"$TMPD/app.err"
     rc=$?
@@ -638,6 +723,7 @@ GPU=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,nohea
     for tool in memcheck racecheck synccheck; do
         [[ -n ${SAN_SUMMARY[$tool]:-} ]] && echo "sanitizer ${SAN_SUMMARY[$tool]}"
     done
+    [[ -n ${SAN_UNWEIGHTED:-} ]] && echo "sanitizer note: san_weight names suites not among the runs: $SAN_UNWEIGHTED"
     if ((${#SAN_RUNS[@]})); then
         echo "sanitizer runs (${SAN_ENV:-no LIBSCAN_TEST_MAX_N}):"
         for s in "${SAN_RUNS[@]}"; do

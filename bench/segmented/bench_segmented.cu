@@ -3,12 +3,15 @@
 //
 // Cases: (a) 2^28 elements, head flags, random segment lengths 1..1999
 // (mean 1000); (b) the same with lengths 1..32; (c) rows: 16384 x 16384 and
-// 2^22 rows x 64 (pitch = row_len). Thrust gets u32 segment ids as keys
-// (row ids for rows), allocated before timing, on the same stream. The
-// memcpy floor copies the bytes a scan moves: for flags n*4 + n*1 bytes
-// (two cudaMemcpyAsync in one timed region: values, then flags), for rows
-// n*4 bytes. Each timing: CUDA events, 3 warm-ups, median of --reps (>= 20).
-// libscan's output must equal thrust's (exit 3 if not).
+// 2^22 rows x 64 (pitch = row_len). libscan is timed twice: the call users
+// write (opts = NULL: temp from libscan's temp cache) and the same call with
+// caller temp (opts->d_temp). Thrust gets u32 segment ids as keys (row ids
+// for rows), allocated before timing, on the same stream. The memcpy floor
+// copies the bytes a scan moves: for flags n*4 + n*1 bytes (two
+// cudaMemcpyAsync in one timed region: values, then flags), for rows n*4
+// bytes. The four are timed interleaved (bench::time_interleaved: one call
+// of each per round, CUDA events around each), 3 warm-up rounds, median of
+// --reps (>= 20). Both libscan outputs must equal thrust's (exit 3 if not).
 //
 //   bench_segmented [--reps N]        LIBSCAN_COMMIT overrides the commit
 #include "../bench_timing.cuh"
@@ -44,29 +47,39 @@ static __global__ void fill_values(uint32_t *v, size_t n, uint32_t salt) {
 
 static int g_reps = 20;
 
-// Median of g_reps timings of fn after 3 warm-ups, in ms (the mean of the
-// two middle ones for an even count).
-static double time_ms(cudaStream_t s, const std::function<void()> &fn) {
-    bench::EventTimes t;
-    CK(bench::time_events(s, 3, g_reps, fn, &t));
-    return t.median();
-}
-
 struct row_t {
     std::string name, floor;
     size_t n;
-    double lib, thr, cpy;
-    bool same;
+    double lib_null, lib, thr, cpy; // ms: opts = NULL, caller temp, thrust, memcpy
+    bool same_null, same;           // each libscan call's output equal to thrust's
 };
 
-// Flags case: random lengths in [1, max_len].
-// thrust::inclusive_scan_by_key over (keys, in) into out, timed like the rest.
-static double time_thrust(cudaStream_t s, const uint32_t *d_keys, const uint32_t *d_in, uint32_t *d_out, size_t n) {
-    return time_ms(s, [&] { thrust::inclusive_scan_by_key(thrust::cuda::par.on(s), d_keys, d_keys + n, d_in, d_out); });
+// The four calls of one case timed interleaved: 3 warm-up rounds, then
+// g_reps rounds; medians in ms (the mean of the two middle ones for an even
+// count) into r.lib_null, r.lib, r.thr, r.cpy.
+static void time_case(cudaStream_t s, row_t &r, const std::function<void()> &lib_null,
+                      const std::function<void()> &lib_temp, const std::function<void()> &thrust_call,
+                      const std::function<void()> &copy) {
+    std::vector<bench::EventTimes> t;
+    CK(bench::time_interleaved(s, 3, g_reps, {lib_null, lib_temp, thrust_call, copy}, &t));
+    r.lib_null = t[0].median();
+    r.lib = t[1].median();
+    r.thr = t[2].median();
+    r.cpy = t[3].median();
 }
 
-// Whether libscan's output equals Thrust's, element for element.
-static bool same_output(cudaStream_t s, const uint32_t *d_out, const uint32_t *d_tout, size_t n) {
+// thrust::inclusive_scan_by_key over (keys, in) into out.
+static std::function<void()> thrust_call(cudaStream_t s, const uint32_t *d_keys, const uint32_t *d_in, uint32_t *d_out,
+                                         size_t n) {
+    return [=] { thrust::inclusive_scan_by_key(thrust::cuda::par.on(s), d_keys, d_keys + n, d_in, d_out); };
+}
+
+// Whether `call` writes thrust's output d_tout into d_out, element for
+// element: d_out is poisoned first, so an element the call skips differs.
+static bool same_output(cudaStream_t s, const std::function<void()> &call, uint32_t *d_out, const uint32_t *d_tout,
+                        size_t n) {
+    CK(cudaMemsetAsync(d_out, 0xA5, n * 4, s));
+    call();
     CK(cudaStreamSynchronize(s));
     std::vector<uint32_t> a(n), b(n);
     CK(cudaMemcpy(a.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
@@ -112,13 +125,15 @@ static row_t bench_flags(const char *name, size_t n, uint32_t max_len, cudaStrea
     r.name = name;
     r.n = n;
     r.floor = "memcpy n*4 + n*1 B";
-    r.lib = time_ms(s, [&] { LS(libscan_segmented_inclusive_scan(d_in, d_out, n, d_flags, LIBSCAN_U32, LIBSCAN_OP_SUM, &o, s)); });
-    r.thr = time_thrust(s, d_keys, d_in, d_tout, n);
-    r.cpy = time_ms(s, [&] {
+    auto lib = [&](const libscan_segscan_opts_t *opts) {
+        return [=] { LS(libscan_segmented_inclusive_scan(d_in, d_out, n, d_flags, LIBSCAN_U32, LIBSCAN_OP_SUM, opts, s)); };
+    };
+    time_case(s, r, lib(nullptr), lib(&o), thrust_call(s, d_keys, d_in, d_tout, n), [&] {
         CK(cudaMemcpyAsync(d_copy, d_in, n * 4, cudaMemcpyDeviceToDevice, s));
         CK(cudaMemcpyAsync(d_fcopy, d_flags, n, cudaMemcpyDeviceToDevice, s));
     });
-    r.same = same_output(s, d_out, d_tout, n);
+    r.same = same_output(s, lib(&o), d_out, d_tout, n);
+    r.same_null = same_output(s, lib(nullptr), d_out, d_tout, n);
     CK(cudaFree(d_in));
     CK(cudaFree(d_out));
     CK(cudaFree(d_tout));
@@ -159,12 +174,15 @@ static row_t bench_rows(const char *name, size_t rows, size_t row_len, cudaStrea
     r.name = name;
     r.n = n;
     r.floor = "memcpy n*4 B";
-    r.lib = time_ms(s, [&] {
-        LS(libscan_inclusive_scan_rows(d_in, d_out, rows, row_len, row_len, LIBSCAN_U32, LIBSCAN_OP_SUM, &o, s));
-    });
-    r.thr = time_thrust(s, d_keys, d_in, d_tout, n);
-    r.cpy = time_ms(s, [&] { CK(cudaMemcpyAsync(d_copy, d_in, n * 4, cudaMemcpyDeviceToDevice, s)); });
-    r.same = same_output(s, d_out, d_tout, n);
+    auto lib = [&](const libscan_segscan_opts_t *opts) {
+        return [=] {
+            LS(libscan_inclusive_scan_rows(d_in, d_out, rows, row_len, row_len, LIBSCAN_U32, LIBSCAN_OP_SUM, opts, s));
+        };
+    };
+    time_case(s, r, lib(nullptr), lib(&o), thrust_call(s, d_keys, d_in, d_tout, n),
+              [&] { CK(cudaMemcpyAsync(d_copy, d_in, n * 4, cudaMemcpyDeviceToDevice, s)); });
+    r.same = same_output(s, lib(&o), d_out, d_tout, n);
+    r.same_null = same_output(s, lib(nullptr), d_out, d_tout, n);
     CK(cudaFree(d_in));
     CK(cudaFree(d_out));
     CK(cudaFree(d_tout));
@@ -219,19 +237,23 @@ int main(int argc, char **argv) {
     std::printf("- GPU: %s (sm_%d%d, %d SMs)\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
     std::printf("- date: %s\n- commit: %s (libscan %s, build %s, archs %s)\n", date, commit.c_str(),
                 libscan_version_string(), LIBSCAN_BENCH_BUILD_TYPE, LIBSCAN_BENCH_CUDA_ARCHS);
-    std::printf("- CUDA events, 3 warm-ups, median of %d runs; libscan with caller temp; thrust "
+    std::printf("- CUDA events around each call, 3 warm-up rounds, median of %d rounds; each round calls the four "
+                "interleaved (libscan opts = NULL, libscan caller temp, thrust, memcpy; the first one rotating); "
+                "NULL: opts = NULL, temp from libscan's temp cache (the call users write); temp: opts->d_temp; thrust "
                 "inclusive_scan_by_key with u32 segment (row) ids as keys, on the same stream\n",
                 g_reps);
     std::printf("- memcpy floor: for flags, cudaMemcpyAsync of n*4 bytes plus one of n*1 bytes (the flags) "
                 "in one timed region; for rows, one of n*4 bytes\n\n");
-    std::printf("| case | n | libscan ms | thrust ms | memcpy ms | memcpy bytes | libscan/memcpy | libscan/thrust | "
-                "equal to thrust |\n");
-    std::printf("| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |\n");
+    std::printf("| case | n | NULL ms | temp ms | NULL/temp | NULL-temp us | thrust ms | memcpy ms | memcpy bytes | "
+                "NULL/memcpy | temp/memcpy | NULL/thrust | equal to thrust (NULL, temp) |\n");
+    std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |\n");
     bool all_same = true;
     for (const row_t &r : rows) {
-        std::printf("| %s | %zu | %.3f | %.3f | %.3f | %s | %.3f | %.3f | %s |\n", r.name.c_str(), r.n, r.lib, r.thr,
-                    r.cpy, r.floor.c_str(), r.lib / r.cpy, r.lib / r.thr, r.same ? "yes" : "NO");
-        all_same = all_same && r.same;
+        std::printf("| %s | %zu | %.3f | %.3f | %.3f | %+.1f | %.3f | %.3f | %s | %.3f | %.3f | %.3f | %s, %s |\n",
+                    r.name.c_str(), r.n, r.lib_null, r.lib, r.lib_null / r.lib, 1000.0 * (r.lib_null - r.lib), r.thr,
+                    r.cpy, r.floor.c_str(), r.lib_null / r.cpy, r.lib / r.cpy, r.lib_null / r.thr,
+                    r.same_null ? "yes" : "NO", r.same ? "yes" : "NO");
+        all_same = all_same && r.same && r.same_null;
     }
     if (!all_same) {
         std::fprintf(stderr, "bench_segmented: libscan's output differs from thrust's\n");
