@@ -1,6 +1,6 @@
 // bench_timing.cuh -- the timing loops of the app benchmarks (bench_compact,
 // bench_radixsort, bench_sat, bench_segmented) and of the sweeps and probes
-// (cluster_sweep, bench/results/*/*.cu), header-only.
+// header-only.
 //
 // bench::time_events(stream, warmup, reps, enqueue, &times):
 //   1. `warmup` untimed calls of enqueue() (first use, caches, lazy loading),
