@@ -1,5 +1,5 @@
 // bench_timing.cuh -- the timing loops of the app benchmarks (bench_compact,
-// bench_radixsort, bench_sat, bench_segmented) and of the sweeps and probes
+// bench_radixsort, bench_sat, bench_segmented) and of the sweeps;
 // header-only.
 //
 // bench::time_events(stream, warmup, reps, enqueue, &times):
