@@ -6,8 +6,7 @@
 // Why: a scan of 2^16 elements is a few microseconds end to end, and the
 // host's share is mostly the launch. On the H100 with CUDA 13 the driver
 // calls take ~0.3-0.5 us less host time than the runtime's for the same
-// kernel (bench/results/2026-11-22-h100-small-scan/probe-launch-paths.txt,
-// bench/results/2026-11-25-h100-grid-scan/). The entry points come from the
+// kernel (bench/launch_overhead; bench/grid_sweep, host costs). The entry points come from the
 // runtime (driver_entry.h), so nothing links against libcuda; where they are
 // unavailable, callers fall back to the runtime's launches.
 #pragma once
@@ -40,7 +39,7 @@ inline DriverCoopLaunchFn driver_coop_launch_fn() {
 // Whether `stream` is being captured into a graph: false in *capturing when
 // it is not (or the query itself failed, which returns false). Through the
 // driver's cuStreamIsCapturing, about half the host time of the runtime's
-// (0.07 against 0.16 us, bench/results/2026-11-25-h100-grid-scan/), which a
+// (0.07 against 0.16 us, bench/grid_sweep, host costs), which a
 // small scan asks once per call; the runtime's where that is unavailable.
 inline bool stream_capturing(cudaStream_t stream, bool *capturing) {
     using Fn = CUresult (*)(CUstream, CUstreamCaptureStatus *);

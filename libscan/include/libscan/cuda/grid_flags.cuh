@@ -16,9 +16,9 @@
 // (mod 2^32), never 0 before g reaches 2^40, so the zeroed array reads as
 // unpublished. Every eager launch gets a grid id of its own, counting up;
 // a kernel node of a CUDA graph keeps the one it got at instantiation for
-// every replay (bench/grid_sweep checks both on the GPU:
-// bench/results/2026-11-25-h100-grid-scan/), so these flags serve eager
-// launches only.
+// every replay (bench/grid_sweep checks both on the GPU), so these flags
+// serve eager launches only (a captured small scan takes the cluster scan:
+// device_scan.cuh).
 //
 // Words: as in lookback.cuh, each 64-bit word carries the 32-bit tag and 32
 // bits of the value (64-bit aligned accesses are single-copy atomic: a word
@@ -111,10 +111,10 @@ template <typename T> struct GridFlags {
     // for values of two words, every slot's 16-byte load is issued before
     // any is examined (checking each slot as it arrived let ptxas hold the
     // last load behind the first slot's compares, two round trips per poll:
-    // 2^16 u64 scans spent ~0.13 us more; bench/results/2026-11-25-h100-
-    // u64-exchange/). One 16-byte access per slot rather than two 8-byte
-    // ones took a further ~0.17 us off the 2^16 u64 scan's device time
-    // (bench/results/2026-11-25-h100-small-order/probe-slot.txt).
+    // 2^16 u64 scans spent ~0.13 us more). One 16-byte access per slot
+    // rather than two 8-byte ones took a further ~0.17 us off the 2^16 u64
+    // scan's device time. Both measured as bench/grid_sweep measures device
+    // time (calls queued behind a sleeping kernel), on probes of this kernel.
     // One-word values keep the per-slot form: its SASS also issues both
     // loads first, and it measured ~0.12 us faster there than the
     // loads-first form, whose loop differs only in register moves.

@@ -54,8 +54,9 @@ constexpr int kTileGroup = 32;     // tiles per group (one warp lane each)
 // that chain, not DRAM, set the pace of every look-back kernel once tiles
 // are short of work (H100, 2^28 u32: compaction at 1% kept ran at ~63 tiles
 // per us whatever the tile size). 8 groups: u64 scan 1520 -> 1457 us, u32
-// 742 -> 730 us, select-if 1% 522 -> 448 us
-// (bench/results/2026-11-22-h100-sweeps/).
+// 742 -> 730 us, select-if 1% 522 -> 448 us (bench/tile_sweep,
+// bench/tile_sweep --8byte and bench/compact/compact_sweep, 4 groups
+// against 8).
 constexpr int kLookbackGroups = 8;
 
 namespace detail {

@@ -1,6 +1,6 @@
 // tuning.cuh -- every tuning constant of libscan, in one table.
 //
-// Each entry names the benchmark run that chose it (bench/results/). Tiles
+// Each entry names the benchmark (bench/ target and arguments) whose H100 runs chose it. Tiles
 // are chosen by element size only, so the association of a scan -- and
 // therefore its floating-point result -- depends only on the element size.
 #pragma once
@@ -13,7 +13,7 @@ namespace libscan {
 // Device-wide single-pass scan (device_scan.cuh): threads per block and items
 // per thread. Each thread keeps 128 bytes (eight 16-byte loads) in flight:
 // large tiles, because the look-back chain, not bandwidth, limits small ones.
-// Chosen by: bench/results/2026-11-21-h100-tile-sweep.md (2^28 sums; u32 and
+// Chosen by: bench/tile_sweep (2^28 sums; u32 and
 // f32: 256x32 beat 256x16, 512x16, 256x24, 384x16, 512x32; u64: 256x16 beat
 // 256x8, 512x8, 256x12, 512x16).
 // kMinBlocksPerSM goes to __launch_bounds__ (1 leaves registers to the
@@ -22,23 +22,22 @@ namespace libscan {
 // tile shape only. With the tile staged in shared memory across the
 // look-back (device_scan.cuh, tile_stage.cuh) a thread needs 48 registers
 // at 5 blocks of 256 x 32 (4-byte) and 54 at 4 blocks of 256 x 16 (8-byte),
-// no spills. Chosen by: bench/results/2026-11-22-h100-staged/staged-sweep.txt
+// no spills. Chosen by: bench/tile_sweep, staged kernel against registers
 // (2^28 on the H100, prefetch 132): u32 staged 4/5/6 blocks 751/748/743 us
 // against 764-769 us with the tile in registers (4 blocks, 64 registers,
 // 16 bytes spilled); f32 749/746/758 (6 blocks spill) against 789-800;
 // u64 3/4/5 blocks 1521/1523/1558 against 1582-1585; f64 1519/1517/1558
 // against 1725-1730. Earlier register-path choices:
-// bench/results/2026-11-21-h100-2fc027a/tile-sweep.txt and
-// bench/results/2026-11-21-h100-8a45725/tile-sweep-minb-8byte.txt.
+// bench/tile_sweep and bench/tile_sweep --8byte (minimum blocks per SM).
 // With the look-back over 8 groups (lookback.cuh) the same shapes stayed
-// best: bench/results/2026-11-22-h100-sweeps/tile-sweep-r8.txt (u32 5 or 4
+// best: bench/tile_sweep and --8byte (u32 5 or 4
 // blocks 730-731 us, 6 blocks 878; u64 256 x 16 1457 us against 1534-1721
 // for 256 x 24, 256 x 32 and 512 x 16 in dynamic shared memory).
 //
 // kPrefetchTiles: each block asks L2 (sm_90 bulk prefetch) for the input of
 // the tile this many tiles after its own, so DRAM keeps reading while
 // resident blocks wait on their look-back; no effect on results. Chosen by:
-// bench/results/2026-11-22-h100-prefetch/ (2^28, tuned shapes, distance
+// bench/tile_sweep --prefetch (2^28, tuned shapes, distance
 // 0/66/132/264/528/792/1056 tiles): 132 (one tile per SM of the H100)
 // gave u32 764 us against 795-802 without, f32 788 against 821, u64 1564
 // against 1650, f64 1630 against 1722; 66 was within 1 %; 264 gained less
@@ -52,7 +51,7 @@ namespace libscan {
 // kMidMinBlocksPerSM for the registers that takes. There every tile is
 // resident at once or nearly, the group chain sets the pace and bandwidth
 // does not; past it the large kernel wins. 0: no mid kernel. Chosen by
-// bench/results/2026-11-25-h100-mid-sweep/ (graph device time, H100, large
+// bench/mid_sweep (graph device time, H100, large
 // kernel -> mid): u32 2^21 11.61 -> 10.42 us, 2^22 17.08 -> 14.23, 2^23
 // 35.06 -> 33.38 (1024 tiles), 2^24 56.97 -> 56.98, 2^28 721 -> 757; f32
 // 2^22 16.54 -> 14.03; u64 at 3 blocks 2^20 10.68 -> 9.15, 2^22 35.34 ->
@@ -95,10 +94,10 @@ template <typename T> constexpr int scan_min_blocks() {
 // Small inputs: one cluster of kClusterBlocks blocks (cluster_scan.cuh),
 // capacity kClusterBlocks * kBlockThreads * kItemsPerThread = 65536 elements
 // for 4- and 8-byte types. First chosen by
-// bench/results/2026-11-21-h100-cluster-sweep.md (2^16 u32: 16 x 256 x 16 =
+// bench/cluster_sweep (2^16 u32: 16 x 256 x 16 =
 // 8.45 us beat 8 x 1024 x 8, 8 x 512 x 16, 16 x 512 x 8, 16 x 1024 x 4; CUB
 // 13.47 us in the same run). With the mailbox (cluster_mailbox.cuh), device
-// time per call at 2^16 from bench/results/2026-11-22-h100-small-scan/:
+// time per call at 2^16 from bench/cluster_sweep:
 // u32 16 x 128 x 32 2.52 us against 2.75-2.77 for 16 x 256 x 16, 2.75 for
 // 16 x 64 x 64 and 2.95 for 16 x 512 x 8; u64 16 x 256 x 16 3.63-3.66 us
 // against 3.73 for 16 x 128 x 32 and 3.93-3.96 for 16 x 512 x 8. Sixteen
@@ -122,11 +121,11 @@ template <> struct ClusterTuning<4> {
 // launch's flag tag), H100:
 //  * 4-byte: 64 x 128 x 8, 3.28-3.49 us against 3.41-3.62 for 64 x 256 x 4,
 //    3.73 for 32 x 256 x 8, the cluster scan's 3.58 and CUB's 6.04
-//    (bench/results/2026-11-25-h100-grid-scan/grid-sweep.txt);
+//    (bench/grid_sweep);
 //  * 8-byte: 64 x 256 x 4, 3.70 us against 3.82 for 64 x 128 x 8 and 4.38
 //    for 128 x 128 x 4, once a flag poll is one round trip (grid_flags.cuh;
 //    before that 3.98 for 64 x 128 x 8), the cluster scan's 4.84 and CUB's
-//    6.52 (bench/results/2026-11-25-h100-u64-exchange/).
+//    6.52 (bench/grid_sweep, 8-byte shapes).
 // An empty kernel is ~1.7-2.0 us in the same measure. The shape fixes the
 // association of a type's eager small scans.
 template <size_t ELEMENT_BYTES> struct GridTuning {
@@ -200,7 +199,7 @@ template <size_t ELEMENT_BYTES> struct RowScanTuning {
     static constexpr int kShortMinBlocksPerSM = 4;
     // The long-row kernel keeps its chunk (ScanTuning's tile) in registers:
     // the register-path minima of the plain scan before it was staged
-    // (bench/results/2026-11-21-h100-2fc027a, -8a45725), ints and floats.
+    // (bench/segmented/bench_segmented and bench/tile_sweep), ints and floats.
     static constexpr int kLongMinBlocksPerSM = ELEMENT_BYTES == 4 ? 4 : (ELEMENT_BYTES == 8 ? 3 : 1);
     static constexpr int kLongMinBlocksPerSMFloat = ELEMENT_BYTES == 4 ? 4 : 1;
 };
