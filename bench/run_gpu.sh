@@ -397,9 +397,8 @@ fi
 # ---- 3. compute-sanitizer -------------------------------------------------------------
 
 # The runs: every gpu-labelled test (not `large`) as ctest would start it,
-# plus bench_scan on small sizes, eager launches only (--no-graph: the grid scan;
-# under capture small scans take the cluster scan, which test_device_scan
-# covers and racecheck cannot run). One line each: name, dir, env, command, separated
+# plus bench_scan on small sizes, eager launches only (--no-graph; the captured
+# grid scan is covered by test_device_scan). One line each: name, dir, env, command, separated
 # by the ASCII unit separator (0x1f; a tab would let `read` merge an empty env field).
 # A suite whose executable was not built gets an empty command (reported as not run).
 make_run_list() {
@@ -508,13 +507,9 @@ sanitize() {
         fi
         out=$TMPD/san.out
         logline "" "===== $tool: $name" \
-            "===== in $wd: env ${SAN_ENV:+$SAN_ENV }$([[ $tool == racecheck ]] && echo 'LIBSCAN_TEST_SKIP_CLUSTER=1 ')${envs:+$envs }$SAN --tool $tool ${extra[*]} $cmd (limit ${slice}s of ${left}s left)"
+            "===== in $wd: env ${SAN_ENV:+$SAN_ENV }${envs:+$envs }$SAN --tool $tool ${extra[*]} $cmd (limit ${slice}s of ${left}s left)"
         # envs and cmd are shell-quoted by make_run_list; the suite's own env comes after SAN_ENV and wins.
-        # racecheck never returns from the cluster scan's mbarrier waits (CUDA 13.0): the
-        # suites skip the test aimed at it, with that reason (tests/README.md).
-        local tool_env=""
-        [[ $tool == racecheck ]] && tool_env="LIBSCAN_TEST_SKIP_CLUSTER=1"
-        (cd "$wd" && eval "env $SAN_ENV $tool_env $envs timeout -k 10 $slice \"\$SAN\" --tool $tool --error-exitcode 86 --print-limit 20 ${extra[*]} $cmd") >"$out" 2>&1
+        (cd "$wd" && eval "env $SAN_ENV $envs timeout -k 10 $slice \"\$SAN\" --tool $tool --error-exitcode 86 --print-limit 20 ${extra[*]} $cmd") >"$out" 2>&1
         rc=$?
         cat "$out" >>"$LOG"
         runs=$((runs + 1))

@@ -1,4 +1,4 @@
-// sweep_util.cuh -- what the tuning sweeps (tile_sweep, cluster_sweep,
+// sweep_util.cuh -- what the tuning sweeps (tile_sweep,
 // grid_sweep) share: CK(), which prints a failed CUDA call with its line and
 // exits with status 2, and the sweeps' timing calls over bench_timing.cuh,
 // in microseconds, exiting through CK() on any CUDA error:

@@ -805,9 +805,7 @@ static void test_host_pointers_rejected(void **state) {
     CUDA_CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev));
     size_t small_cap = 0;
     for (int d = 0; d < REF_NUM_DTYPES; ++d) {
-        const size_t es = ref_dtype_size(ref_dtypes[d]);
-        const size_t c = shim_grid_capacity(es) > shim_cluster_capacity(es) ? shim_grid_capacity(es)
-                                                                              : shim_cluster_capacity(es);
+        const size_t c = shim_grid_capacity(ref_dtype_size(ref_dtypes[d]));
         if (c > small_cap) small_cap = c;
     }
     const size_t sizes[2] = {5 * max_tile() + 3, small_cap + max_tile() + 3};
@@ -1028,15 +1026,6 @@ static void test_stream_ordering(void **state) {
     rig_free(&g);
 }
 
-/* compute-sanitizer's racecheck (CUDA 13.0) never returns from the cluster
- * scan's mbarrier waits (its values land through st.async); run_gpu.sh sets
- * LIBSCAN_TEST_SKIP_CLUSTER for its racecheck runs (tests/README.md). */
-static int cluster_left_out(void) { return getenv("LIBSCAN_TEST_SKIP_CLUSTER") != NULL; }
-static void skip_if_no_cluster(void) {
-    if (cluster_left_out())
-        test_skip("LIBSCAN_TEST_SKIP_CLUSTER is set (racecheck hangs in the cluster scan's mbarrier waits)");
-}
-
 /* Captures one scan into a CUDA graph (global capture mode) and replays it
  * `reps` times, each on fresh data: output, guards and total (opts must set
  * d_total = g->d_total) checked against the reference after every replay. */
@@ -1079,27 +1068,14 @@ static void test_graph_capture(void **state) {
     rng_t r;
     rng_init(&r, "graph", 0);
     const libscan_dtype_t dts[] = {LIBSCAN_I32, LIBSCAN_F64};
-    /* A cap (LIBSCAN_TEST_MAX_N) can bring n down to the cluster scan's sizes,
-     * which LIBSCAN_TEST_SKIP_CLUSTER keeps away from. */
-    size_t ns[2];
-    int left_out[2], n_left_out = 0;
-    for (int d = 0; d < 2; ++d) {
-        ns[d] = test_capped_n(50 * tile_of(dts[d]) + 7, 1);
-        left_out[d] = cluster_left_out() && ns[d] <= shim_cluster_capacity(libscan_dtype_size(dts[d]));
-        n_left_out += left_out[d];
-        if (left_out[d])
-            print_message("%s n=%zu left out (the cluster scan's size; LIBSCAN_TEST_SKIP_CLUSTER)\n",
-                          ref_dtype_name(dts[d]), ns[d]);
-    }
-    if (n_left_out == 2) skip_if_no_cluster();
     rig_t g;
     rig_init(&g, 50 * max_tile() + 7);
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     for (int d = 0; d < 2; ++d)
-        for (int excl = 0; excl < 2 && !left_out[d]; ++excl) {
+        for (int excl = 0; excl < 2; ++excl) {
             const libscan_dtype_t dt = dts[d];
-            const size_t n = ns[d];
+            const size_t n = test_capped_n(50 * tile_of(dt) + 7, 1);
             const libscan_op_t op = excl ? LIBSCAN_OP_MIN : LIBSCAN_OP_SUM;
             const data_flavor_t fl = ref_is_float(dt) ? DATA_FLOAT_INTEGERS : DATA_DEFAULT;
             char ctx[128];
@@ -1116,13 +1092,14 @@ static void test_graph_capture(void **state) {
 }
 
 /* Small scans (one launch) captured into a graph, with caller temp and
- * without: under capture the library must not take the grid scan (its flags
- * are tagged per launch, and a graph replays one launch's tag) but the
- * cluster scan, so every replay on new data must come out right. */
+ * without (the temp then becomes the graph's allocation): under capture the
+ * library must not use the grid scan's flag table (its flags are tagged per
+ * launch, and a graph replays one launch's tag) but pass the block values
+ * through temp behind a grid barrier, so every replay on new data must come
+ * out right. */
 static void test_small_scan_graph_replay(void **state) {
     (void)state;
     test_require_gpu();
-    skip_if_no_cluster();
     rng_t r;
     rng_init(&r, "small-graph", 0);
     const libscan_dtype_t dts[] = {LIBSCAN_U64, LIBSCAN_F32};
@@ -1215,6 +1192,184 @@ static void test_small_scans_back_to_back(void **state) {
     free(h_in);
     free(h_out);
     free(h_total);
+}
+
+/* ---- determinism: an eager scan and its graph replay ----------------------- */
+
+/* Sizes where an eager and a captured scan could take different kernels: one
+ * grid-scan block, several, the grid scan's capacity (65536 elements of 4 or
+ * 8 bytes) and its neighbours, and look-back sizes past it. */
+static const size_t eager_vs_captured_sizes[] = {1, 33, 1000, 1023, 1025, 4097, 30000, 65535, 65536, 65537, 200003};
+#define EAGER_VS_CAPTURED_COUNT (sizeof eager_vs_captured_sizes / sizeof eager_vs_captured_sizes[0])
+
+/* Fails at the first element (i == n: the total) where a and b differ in a
+ * single bit. */
+static void expect_same_bits(libscan_dtype_t dt, const char *ctx, const unsigned char *eager,
+                             const unsigned char *captured, size_t n, const unsigned char *eager_total,
+                             const unsigned char *captured_total) {
+    const size_t es = ref_dtype_size(dt);
+    for (size_t i = 0; i <= n; ++i) {
+        const unsigned char *a = i < n ? eager + i * es : eager_total, *b = i < n ? captured + i * es : captured_total;
+        if (!a || memcmp(a, b, es) == 0) continue;
+        char x[96], y[96];
+        ref_format(dt, a, x, sizeof x);
+        ref_format(dt, b, y, sizeof y);
+        if (i == n) TFAIL("%s: the total is %s eagerly and %s from the graph", ctx, x, y);
+        TFAIL("%s: element %zu is %s eagerly and %s from the graph (not bitwise the same)", ctx, i, x, y);
+    }
+}
+
+/* libscan.h: "a scan replayed from a CUDA graph gives the bits of the same
+ * scan called directly". f32 and f64 sums of random values (so the
+ * association shows in the last bits), inclusive and exclusive, through the
+ * C API: eagerly on a non-blocking stream, then captured on it (global
+ * capture mode) and replayed twice -- first on other data with the caller's
+ * temp full of 0xFF bytes, then on the eager call's data -- with opts NULL,
+ * with d_total only (library temp: the temp cache eagerly, a graph
+ * allocation under capture), and with caller temp, a host carry-in and
+ * d_total. Outputs and totals must be bitwise equal; the eager result is
+ * also checked against the reference. */
+static void test_eager_equals_captured(void **state) {
+    (void)state;
+    test_require_gpu();
+    rng_t r;
+    rng_init(&r, "eager vs captured", 0);
+    size_t cap = 0;
+    for (size_t k = 0; k < EAGER_VS_CAPTURED_COUNT; ++k)
+        cap = eager_vs_captured_sizes[k] > cap ? eager_vs_captured_sizes[k] : cap;
+    rig_t g;
+    rig_init(&g, cap);
+    unsigned char *eager = xmalloc(cap * 8), *other = xmalloc(cap * 8);
+    cudaStream_t s;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    static const libscan_dtype_t dts[] = {LIBSCAN_F32, LIBSCAN_F64};
+    static const char *const variants[] = {"opts=NULL", "d_total, library temp", "caller temp, host init, d_total"};
+    for (int d = 0; d < 2; ++d)
+        for (size_t k = 0; k < EAGER_VS_CAPTURED_COUNT; ++k)
+            for (int excl = 0; excl < 2; ++excl)
+                for (int v = 0; v < 3; ++v) {
+                    const libscan_dtype_t dt = dts[d];
+                    const size_t n = eager_vs_captured_sizes[k], es = ref_dtype_size(dt);
+                    if (!test_size_allowed(n)) continue;
+                    char ctx[200];
+                    snprintf(ctx, sizeof ctx, "%s %s sum, n=%zu, %s", excl ? "exclusive" : "inclusive",
+                             ref_dtype_name(dt), n, variants[v]);
+                    unsigned char init[8], eager_total[8], total[8];
+                    data_fill(&r, dt, LIBSCAN_OP_SUM, DATA_DEFAULT, g.h_in, n);
+                    data_fill(&r, dt, LIBSCAN_OP_SUM, DATA_DEFAULT, other, n);
+                    data_pick_init(&r, dt, LIBSCAN_OP_SUM, DATA_DEFAULT, g.h_in, n, init);
+                    libscan_scan_opts_t o = LIBSCAN_SCAN_OPTS_INIT;
+                    const libscan_scan_opts_t *opts = v ? &o : NULL;
+                    if (v >= 1) o.d_total = g.d_total;
+                    if (v == 2) {
+                        LS_EXPECT(LIBSCAN_SUCCESS, libscan_scan_temp_bytes(n, dt, &o.temp_bytes));
+                        if (o.temp_bytes > g.temp_cap) TFAIL("%s: temp %zu > rig's %zu", ctx, o.temp_bytes, g.temp_cap);
+                        o.d_temp = g.d_temp;
+                        o.init = init;
+                    }
+
+                    /* eager */
+                    CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
+                    dbuf_poison(&g.out);
+                    CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
+                    /* cudaMemset runs on the legacy stream, which the non-blocking s
+                     * does not wait for: settle it before enqueuing on s. */
+                    CUDA_CHECK(cudaDeviceSynchronize());
+                    libscan_status_t st = scan(excl, g.in.p, g.out.p, n, dt, LIBSCAN_OP_SUM, opts, s);
+                    if (st != LIBSCAN_SUCCESS) TFAIL("%s: eager call returned %d (%s)", ctx, (int)st, libscan_status_string(st));
+                    CUDA_CHECK(cudaStreamSynchronize(s));
+                    CUDA_CHECK(cudaMemcpy(eager, g.out.p, n * es, cudaMemcpyDeviceToHost));
+                    CUDA_CHECK(cudaMemcpy(eager_total, g.d_total, es, cudaMemcpyDeviceToHost));
+                    dbuf_check_guards(&g.out, n * es, ctx);
+                    ref_case_t c = {dt, LIBSCAN_OP_SUM, excl, g.h_in, n, v == 2 ? init : NULL, 0};
+                    if (ref_check(&c, eager, v ? eager_total : NULL, msg, sizeof msg)) TFAIL("%s: eager: %s", ctx, msg);
+
+                    /* captured, replayed on other data over spoiled temp, then on the same data */
+                    cudaGraph_t graph = NULL;
+                    cudaGraphExec_t exec = NULL;
+                    CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+                    st = scan(excl, g.in.p, g.out.p, n, dt, LIBSCAN_OP_SUM, opts, s);
+                    const cudaError_t end = cudaStreamEndCapture(s, &graph); /* always end the capture */
+                    if (st != LIBSCAN_SUCCESS)
+                        TFAIL("%s: returned %d (%s) during capture", ctx, (int)st, libscan_status_string(st));
+                    CUDA_CHECK(end);
+                    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+                    CUDA_CHECK(cudaMemcpy(g.in.p, other, n * es, cudaMemcpyHostToDevice));
+                    if (v == 2) CUDA_CHECK(cudaMemset(g.d_temp, 0xFF, g.temp_cap));
+                    CUDA_CHECK(cudaDeviceSynchronize());
+                    CUDA_CHECK(cudaGraphLaunch(exec, s));
+                    CUDA_CHECK(cudaStreamSynchronize(s));
+                    CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
+                    dbuf_poison(&g.out);
+                    CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
+                    CUDA_CHECK(cudaDeviceSynchronize());
+                    CUDA_CHECK(cudaGraphLaunch(exec, s));
+                    CUDA_CHECK(cudaStreamSynchronize(s));
+                    CUDA_CHECK(cudaMemcpy(g.h_out, g.out.p, n * es, cudaMemcpyDeviceToHost));
+                    CUDA_CHECK(cudaMemcpy(total, g.d_total, es, cudaMemcpyDeviceToHost));
+                    CUDA_CHECK(cudaGraphExecDestroy(exec));
+                    CUDA_CHECK(cudaGraphDestroy(graph));
+                    dbuf_check_guards(&g.out, n * es, ctx);
+                    expect_same_bits(dt, ctx, eager, g.h_out, n, v ? eager_total : NULL, total);
+                }
+    CUDA_CHECK(cudaStreamDestroy(s));
+    free(eager);
+    free(other);
+    rig_free(&g);
+}
+
+/* The same through the device layer (DeviceScan<float>, DeviceScan<double>
+ * with caller temp; support/device_layer_shim.cu), with and without a host
+ * carry-in. Also what the graph holds: where the eager call takes the grid
+ * scan, the captured one must take the same scan with its values in temp
+ * (one kernel node, no memset); past it both take the look-back (a memset
+ * node and a kernel node). */
+static void test_dl_eager_equals_captured(void **state) {
+    (void)state;
+    test_require_gpu();
+    rng_t r;
+    rng_init(&r, "eager vs captured, device layer", 0);
+    size_t cap = 0;
+    for (size_t k = 0; k < EAGER_VS_CAPTURED_COUNT; ++k)
+        cap = eager_vs_captured_sizes[k] > cap ? eager_vs_captured_sizes[k] : cap;
+    unsigned char *in = xmalloc(cap * 8), *eager = xmalloc(cap * 8), *captured = xmalloc(cap * 8);
+    static const libscan_dtype_t dts[] = {LIBSCAN_F32, LIBSCAN_F64};
+    for (int d = 0; d < 2; ++d)
+        for (size_t k = 0; k < EAGER_VS_CAPTURED_COUNT; ++k)
+            for (int excl = 0; excl < 2; ++excl)
+                for (int with_init = 0; with_init < 2; ++with_init) {
+                    const libscan_dtype_t dt = dts[d];
+                    const size_t n = eager_vs_captured_sizes[k], es = ref_dtype_size(dt);
+                    if (!test_size_allowed(n)) continue;
+                    char ctx[200];
+                    snprintf(ctx, sizeof ctx, "DeviceScan<%s>::run, %s sum, n=%zu, %s", dt == LIBSCAN_F32 ? "float" : "double",
+                             excl ? "exclusive" : "inclusive", n, with_init ? "host carry-in" : "no carry-in");
+                    unsigned char init[8], totals[16];
+                    data_fill(&r, dt, LIBSCAN_OP_SUM, DATA_DEFAULT, in, n);
+                    data_pick_init(&r, dt, LIBSCAN_OP_SUM, DATA_DEFAULT, in, n, init);
+                    size_t nodes = 0;
+                    int paths[2] = {-1, -1};
+                    const int rc = shim_dl_float_sum_eager_and_captured(es, in, n, excl, with_init ? init : NULL, eager,
+                                                                        captured, totals, &nodes, paths);
+                    if (rc == SHIM_UNSUPPORTED) TFAIL("%s: the shim does not know %zu-byte floats", ctx, es);
+                    if (rc != 0)
+                        TFAIL("%s: CUDA error %d (%s: %s)", ctx, rc, cudaGetErrorName((cudaError_t)rc),
+                              cudaGetErrorString((cudaError_t)rc));
+                    if (paths[0] == SHIM_PATH_GRID && (paths[1] != SHIM_PATH_GRID_CAPTURED || nodes != 1))
+                        TFAIL("%s: eagerly the grid scan, under capture path %d in %zu graph nodes (expected the "
+                              "grid scan with its values in temp, one kernel node)", ctx, paths[1], nodes);
+                    if (paths[0] == SHIM_PATH_LOOKBACK && (paths[1] != SHIM_PATH_LOOKBACK || nodes != 2))
+                        TFAIL("%s: eagerly the look-back, under capture path %d in %zu graph nodes (expected the "
+                              "look-back: a memset and a kernel node)", ctx, paths[1], nodes);
+                    if (paths[0] != SHIM_PATH_GRID && paths[0] != SHIM_PATH_LOOKBACK)
+                        TFAIL("%s: the eager plan took path %d", ctx, paths[0]);
+                    ref_case_t c = {dt, LIBSCAN_OP_SUM, excl, in, n, with_init ? init : NULL, 0};
+                    if (ref_check(&c, eager, totals, msg, sizeof msg)) TFAIL("%s: eager: %s", ctx, msg);
+                    expect_same_bits(dt, ctx, eager, captured, n, totals, totals + es);
+                }
+    free(in);
+    free(eager);
+    free(captured);
 }
 
 /* ---- non-commutative monoids through libscan::DeviceScan<T>::run ---------- */
@@ -1311,14 +1466,6 @@ typedef int (*dl_scan_fn)(shim_dl_type_t type, const void *h_in, void *h_out, si
  * place) and compares every output and the total with a CPU left fold. */
 static void dl_check_with(shim_dl_type_t type, dl_scan_fn scan, const char *what, const size_t *sizes, size_t count) {
     test_require_gpu();
-    /* Sizes DeviceScan hands to the cluster scan, left out under LIBSCAN_TEST_SKIP_CLUSTER. */
-    const size_t cluster_max = cluster_left_out() && scan == shim_dl_scan ? shim_dl_cluster_capacity(type) : 0;
-    size_t left_out = 0;
-    for (size_t k = 0; k < count; ++k) left_out += sizes[k] <= cluster_max;
-    if (left_out == count) skip_if_no_cluster();
-    if (left_out)
-        print_message("%s<%s>: %zu of %zu sizes left out (the cluster scan's; LIBSCAN_TEST_SKIP_CLUSTER)\n", what,
-                      dl_monoid(type)->name, left_out, count);
     const dl_monoid_t *m = dl_monoid(type);
     const size_t es = m->size;
     size_t cap = 1;
@@ -1332,7 +1479,7 @@ static void dl_check_with(shim_dl_type_t type, dl_scan_fn scan, const char *what
         for (int excl = 0; excl < 2; ++excl)
             for (int init_mode = 0; init_mode < 3; ++init_mode, ++run) { /* identity, host init, d_init */
                 const size_t n = sizes[k];
-                if (!test_size_allowed(n) || n <= cluster_max) continue;
+                if (!test_size_allowed(n)) continue;
                 const int in_place = run % 4 == 3;
                 char ctx[200];
                 snprintf(ctx, sizeof ctx, "%s<%s>, %s, n=%zu, %s%s", what, m->name,
@@ -1362,9 +1509,11 @@ static void dl_check_with(shim_dl_type_t type, dl_scan_fn scan, const char *what
     free(out);
 }
 
-/* DeviceScan<T>::run over sizes around its tile: both the one-cluster path
- * (up to 65536 elements) and the look-back path, whose mid-size kernel (if
- * the type has one: up to m tiles) and large kernel both run. */
+/* DeviceScan<T>::run over sizes around its tile: for 8-byte affine_t both
+ * the eager grid scan (up to 65536 elements) and the look-back path; for the
+ * 16- and 12-byte types the look-back at every size. The look-back's
+ * mid-size kernel (if the type has one: up to m tiles) and large kernel both
+ * run. */
 static void dl_check(shim_dl_type_t type) {
     const size_t t = shim_dl_tile_items(type), m = shim_dl_mid_max_tiles(type);
     if (t == 0) TFAIL("no tile size for device-layer type %d", (int)type);
@@ -1395,21 +1544,6 @@ static void test_noncommutative_affine_wide_tile(void **state) {
     dl_check(SHIM_DL_AFFINE_WIDE);
 }
 
-/* The one-cluster small scan launched with <<<>>> instead of the driver's
- * cuLaunchKernel (its fallback where the driver entry point is missing),
- * with 12-byte elements (values cross the cluster as three 32-bit words)
- * and 8-byte ones (one 64-bit word). Skipped where clusters are not
- * supported. */
-static void test_small_scan_runtime_launch(void **state) {
-    (void)state;
-    test_require_gpu();
-    if (!shim_small_scan_supported()) test_skip("the one-cluster scan needs compute capability 9.0+");
-    skip_if_no_cluster();
-    const size_t sizes[] = {1, 31, 4097, 65535, 65536};
-    dl_check_with(SHIM_DL_TRI, shim_small_scan_runtime_launch, "ClusterScan::run with <<<>>>", sizes, 5);
-    dl_check_with(SHIM_DL_AFFINE, shim_small_scan_runtime_launch, "ClusterScan::run with <<<>>>", sizes, 5);
-}
-
 /* The grid scan launched through the runtime's cudaLaunchCooperativeKernel
  * (its fallback where the driver entry point is missing), with 8-byte
  * non-commutative elements, at its tile and capacity boundaries. */
@@ -1420,6 +1554,19 @@ static void test_grid_scan_runtime_launch(void **state) {
     const size_t sizes[] = {1, 31, t - 1, t + 1, c - 1, c};
     dl_check_with(SHIM_DL_AFFINE, shim_grid_scan_runtime_launch, "GridScan::run with cudaLaunchCooperativeKernel",
                   sizes, 6);
+}
+
+/* The grid scan's barrier exchange (GridScan::run_with_temp: what captured
+ * small scans run), launched eagerly over temp full of 0xFF bytes, with
+ * 8-byte non-commutative elements at its tile and capacity boundaries: the
+ * fold must take the blocks' values in order, and never a slot this launch
+ * did not write. */
+static void test_grid_scan_barrier_exchange(void **state) {
+    (void)state;
+    test_require_gpu();
+    const size_t t = grid_tile_of(LIBSCAN_U64), c = grid_capacity_of(LIBSCAN_U64);
+    const size_t sizes[] = {1, 31, t - 1, t + 1, 2 * t + 5, c - 1, c};
+    dl_check_with(SHIM_DL_AFFINE, shim_grid_scan_with_temp, "GridScan::run_with_temp", sizes, 7);
 }
 
 /* Under stream capture the grid scan says no, and adds nothing to the graph. */
@@ -1458,12 +1605,14 @@ int main(void) {
         cmocka_unit_test(test_graph_capture),
         cmocka_unit_test(test_small_scan_graph_replay),
         cmocka_unit_test(test_small_scans_back_to_back),
+        cmocka_unit_test(test_eager_equals_captured),
+        cmocka_unit_test(test_dl_eager_equals_captured),
         cmocka_unit_test(test_noncommutative_mat2_device_layer),
         cmocka_unit_test(test_noncommutative_affine_device_layer),
         cmocka_unit_test(test_noncommutative_tri_device_layer),
         cmocka_unit_test(test_noncommutative_affine_wide_tile),
-        cmocka_unit_test(test_small_scan_runtime_launch),
         cmocka_unit_test(test_grid_scan_runtime_launch),
+        cmocka_unit_test(test_grid_scan_barrier_exchange),
         cmocka_unit_test(test_grid_scan_refuses_capture),
     };
     test_begin("test_device_scan");

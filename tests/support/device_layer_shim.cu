@@ -40,23 +40,41 @@ constexpr size_t kGuard = 64; // poisoned elements on each side of the output
 using AffineWide = libscan::DeviceScan<affine_t, 256, 32, 2>;
 static_assert(AffineWide::Shape::kDynamicStage, "the wide affine shape must take the dynamic staging path");
 
-// DeviceScan's one-launch paths with a launch handle that asks for the
-// runtime's launch (<<<>>> for the cluster scan, cudaLaunchCooperativeKernel
-// for the grid scan) rather than the driver's: stand-ins for DeviceScan in
-// dl_scan, for sizes that fit one launch.
-template <class Small, class T> struct RuntimeLaunch {
+// Stand-ins for DeviceScan in dl_scan, for sizes that fit one grid-scan
+// launch: the eager grid scan with a launch handle that asks for the
+// runtime's cudaLaunchCooperativeKernel rather than the driver's, and the
+// barrier exchange (GridScan::run_with_temp, what a captured scan runs)
+// launched eagerly, its temp filled with 0xFF bytes first (the kernel must
+// never read a slot it did not write in this launch).
+template <class T> struct GridRuntimeLaunch {
+    using Grid = typename libscan::DeviceScan<T>::Grid;
     static size_t temp_bytes(size_t) { return 0; }
     template <class Op>
     static cudaError_t run(const libscan::DeviceScanArgs<T> &a, Op op, void *, size_t, cudaStream_t stream) {
-        if (!Small::template supported<Op>()) return cudaErrorNotSupported;
+        if (!Grid::template supported<Op>()) return cudaErrorNotSupported;
+        return Grid::run(small_args(a, op), op, stream, typename Grid::Support{true, nullptr});
+    }
+    template <class Op> static libscan::SmallScanArgs<T> small_args(const libscan::DeviceScanArgs<T> &a, Op op) {
         libscan::SmallScanArgs<T> c{a.in, a.out, a.n, a.exclusive, a.has_init ? a.init : op.identity(), a.d_init,
                                     a.d_total, false};
         c.vector_ok = reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
-        return Small::run(c, op, stream, typename Small::Support{true, nullptr});
+        return c;
     }
 };
-template <class T> using ClusterRuntimeLaunch = RuntimeLaunch<typename libscan::DeviceScan<T>::Cluster, T>;
-template <class T> using GridRuntimeLaunch = RuntimeLaunch<typename libscan::DeviceScan<T>::Grid, T>;
+template <class T> struct GridBarrierLaunch {
+    using Grid = typename libscan::DeviceScan<T>::Grid;
+    static size_t temp_bytes(size_t n) { return Grid::temp_bytes(n); }
+    template <class Op>
+    static cudaError_t run(const libscan::DeviceScanArgs<T> &a, Op op, void *temp, size_t bytes, cudaStream_t stream) {
+        const auto s = Grid::template on_current_device<Op>();
+        if (!s.ok) return cudaErrorNotSupported;
+        if (bytes) {
+            const cudaError_t e = cudaMemsetAsync(temp, 0xFF, bytes, stream);
+            if (e != cudaSuccess) return e;
+        }
+        return Grid::run_with_temp(GridRuntimeLaunch<T>::small_args(a, op), op, temp, bytes, stream, s);
+    }
+};
 
 template <class T, class Op, class DS = libscan::DeviceScan<T>>
 int dl_scan(const void *h_in, void *h_out, size_t n, int exclusive, const void *init, int init_on_device,
@@ -156,24 +174,6 @@ extern "C" int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, 
     return SHIM_UNSUPPORTED;
 }
 
-template <class Scan, class Op> static size_t cluster_capacity() {
-    return Scan::Cluster::template supported<Op>() ? Scan::Cluster::kCapacity : 0;
-}
-
-extern "C" size_t shim_dl_cluster_capacity(shim_dl_type_t type) {
-    switch (type) {
-    case SHIM_DL_MAT2: return cluster_capacity<libscan::DeviceScan<mat2_t>, Mat2Mul>();
-    case SHIM_DL_AFFINE: return cluster_capacity<libscan::DeviceScan<affine_t>, AffineThen>();
-    case SHIM_DL_TRI: return cluster_capacity<libscan::DeviceScan<tri_t>, TriMul>();
-    case SHIM_DL_AFFINE_WIDE: return cluster_capacity<AffineWide, AffineThen>();
-    }
-    return 0;
-}
-
-extern "C" int shim_small_scan_supported(void) {
-    return libscan::DeviceScan<tri_t>::Cluster::supported<TriMul>() ? 1 : 0;
-}
-
 template <typename T> static int skips_temp(size_t n) {
     return libscan::DeviceScan<T>::template plan<libscan::Max<T>>(n, nullptr).uses_temp(n) ? 0 : 1;
 }
@@ -186,27 +186,20 @@ extern "C" int shim_scan_skips_temp(size_t element_bytes, size_t n) {
     return -1;
 }
 
-extern "C" int shim_small_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h_out, size_t n,
-                                              int exclusive, const void *init, int init_on_device, void *h_total,
-                                              int in_place) {
-    switch (type) {
-    case SHIM_DL_TRI:
-        return dl_scan<tri_t, TriMul, ClusterRuntimeLaunch<tri_t>>(h_in, h_out, n, exclusive, init, init_on_device,
-                                                                 h_total, in_place);
-    case SHIM_DL_AFFINE:
-        return dl_scan<affine_t, AffineThen, ClusterRuntimeLaunch<affine_t>>(h_in, h_out, n, exclusive, init,
-                                                                           init_on_device, h_total, in_place);
-    default: break;
-    }
-    return SHIM_UNSUPPORTED;
-}
-
 extern "C" int shim_grid_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h_out, size_t n,
                                              int exclusive, const void *init, int init_on_device, void *h_total,
                                              int in_place) {
     using Grid = libscan::DeviceScan<affine_t>::Grid;
     if (type != SHIM_DL_AFFINE || !Grid::supported<AffineThen>()) return SHIM_UNSUPPORTED;
     return dl_scan<affine_t, AffineThen, GridRuntimeLaunch<affine_t>>(h_in, h_out, n, exclusive, init, init_on_device,
+                                                                      h_total, in_place);
+}
+
+extern "C" int shim_grid_scan_with_temp(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive,
+                                        const void *init, int init_on_device, void *h_total, int in_place) {
+    using Grid = libscan::DeviceScan<affine_t>::Grid;
+    if (type != SHIM_DL_AFFINE || !Grid::supported<AffineThen>()) return SHIM_UNSUPPORTED;
+    return dl_scan<affine_t, AffineThen, GridBarrierLaunch<affine_t>>(h_in, h_out, n, exclusive, init, init_on_device,
                                                                       h_total, in_place);
 }
 
@@ -239,4 +232,105 @@ done:
     if (d) cudaFree(d);
     if (s) cudaStreamDestroy(s);
     return status;
+}
+
+// ---- eager against captured -------------------------------------------------
+
+namespace {
+
+using Paths = libscan::DeviceScan<float>::Plan;
+static_assert(Paths::kLookback == SHIM_PATH_LOOKBACK && Paths::kGrid == SHIM_PATH_GRID &&
+                  Paths::kGridCaptured == SHIM_PATH_GRID_CAPTURED,
+              "shims.h's path numbers must follow DeviceScan::Plan");
+
+template <typename T>
+int float_sum_eager_and_captured(const void *h_in, size_t n, int exclusive, const void *init, void *h_eager,
+                                 void *h_captured, void *h_totals, size_t *nodes, int *paths) {
+    using Scan = libscan::DeviceScan<T>;
+    using Op = libscan::Sum<T>;
+    int status = 0;
+    const size_t bytes = n * sizeof(T), temp_bytes = Scan::temp_bytes(n);
+    T *d_in = nullptr, *d_out = nullptr, *d_total = nullptr;
+    void *d_temp = nullptr;
+    cudaStream_t s = nullptr;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    cudaError_t run = cudaSuccess;
+    libscan::DeviceScanArgs<T> a;
+    std::vector<T> other(n);
+    for (size_t i = 0; i < n; ++i) other[i] = static_cast<const T *>(h_in)[n - 1 - i] * T(0.75); // another input
+
+    SHIM_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    SHIM_TRY(cudaMalloc(&d_in, bytes ? bytes : sizeof(T)));
+    SHIM_TRY(cudaMalloc(&d_out, bytes ? bytes : sizeof(T)));
+    SHIM_TRY(cudaMalloc(&d_total, sizeof(T)));
+    if (temp_bytes) SHIM_TRY(cudaMalloc(&d_temp, temp_bytes));
+    if (bytes) SHIM_TRY(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+    a.in = d_in;
+    a.out = d_out;
+    a.n = n;
+    a.exclusive = exclusive != 0;
+    a.has_init = init != nullptr;
+    if (init) std::memcpy(&a.init, init, sizeof(T));
+    a.d_total = d_total;
+
+    // eager. cudaMemset runs on the legacy stream, which the non-blocking s
+    // does not wait for: each is settled before anything is enqueued on s.
+    SHIM_TRY(cudaMemset(d_out, 0xFF, bytes ? bytes : sizeof(T)));
+    SHIM_TRY(cudaMemset(d_total, 0xFF, sizeof(T)));
+    SHIM_TRY(cudaDeviceSynchronize());
+    SHIM_TRY(Scan::run(a, Op(), d_temp, temp_bytes, s));
+    SHIM_TRY(cudaStreamSynchronize(s));
+    if (bytes) SHIM_TRY(cudaMemcpy(h_eager, d_out, bytes, cudaMemcpyDeviceToHost));
+    SHIM_TRY(cudaMemcpy(h_totals, d_total, sizeof(T), cudaMemcpyDeviceToHost));
+
+    // captured, with the path the plan takes there (and eagerly, above)
+    paths[0] = static_cast<int>(Scan::template plan<Op>(n, s).path);
+    SHIM_TRY(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    paths[1] = static_cast<int>(Scan::template plan<Op>(n, s).path);
+    run = Scan::run(a, Op(), d_temp, temp_bytes, s);
+    SHIM_TRY(cudaStreamEndCapture(s, &graph)); // always end the capture
+    SHIM_TRY(run);
+    SHIM_TRY(cudaGraphGetNodes(graph, nullptr, nodes));
+    SHIM_TRY(cudaGraphInstantiate(&exec, graph, 0));
+    // Replay 1 on other data over temp full of 0xFF bytes; replay 2 on the
+    // eager call's data: what replay 1 left behind must not matter.
+    if (temp_bytes) SHIM_TRY(cudaMemset(d_temp, 0xFF, temp_bytes));
+    if (bytes) SHIM_TRY(cudaMemcpy(d_in, other.data(), bytes, cudaMemcpyHostToDevice));
+    SHIM_TRY(cudaDeviceSynchronize());
+    SHIM_TRY(cudaGraphLaunch(exec, s));
+    SHIM_TRY(cudaStreamSynchronize(s));
+    if (bytes) SHIM_TRY(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+    SHIM_TRY(cudaMemset(d_out, 0xFF, bytes ? bytes : sizeof(T)));
+    SHIM_TRY(cudaMemset(d_total, 0xFF, sizeof(T)));
+    SHIM_TRY(cudaDeviceSynchronize());
+    SHIM_TRY(cudaGraphLaunch(exec, s));
+    SHIM_TRY(cudaStreamSynchronize(s));
+    if (bytes) SHIM_TRY(cudaMemcpy(h_captured, d_out, bytes, cudaMemcpyDeviceToHost));
+    SHIM_TRY(cudaMemcpy(static_cast<T *>(h_totals) + 1, d_total, sizeof(T), cudaMemcpyDeviceToHost));
+done:
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    shim_free(d_in, status);
+    shim_free(d_out, status);
+    shim_free(d_total, status);
+    shim_free(d_temp, status);
+    if (s) cudaStreamDestroy(s);
+    return status;
+}
+
+} // namespace
+
+extern "C" int shim_dl_float_sum_eager_and_captured(size_t element_bytes, const void *h_in, size_t n, int exclusive,
+                                                    const void *init, void *h_eager, void *h_captured,
+                                                    void *h_totals, size_t *nodes, int *paths) {
+    switch (element_bytes) {
+    case 4:
+        return float_sum_eager_and_captured<float>(h_in, n, exclusive, init, h_eager, h_captured, h_totals, nodes,
+                                                   paths);
+    case 8:
+        return float_sum_eager_and_captured<double>(h_in, n, exclusive, init, h_eager, h_captured, h_totals, nodes,
+                                                    paths);
+    }
+    return SHIM_UNSUPPORTED;
 }

@@ -48,7 +48,7 @@ int test_exit_code(int failed);
  * >= TEST_MAX_N_MIN; anything else ("abc", "0", "1e6", " 42", "1000") is
  * rejected: test_begin() prints why on stderr and exits with status 1, so a
  * mistyped cap never silently runs the full sizes. The floor keeps the
- * suites' fixed small cases (several tiles of every scan, the single-cluster
+ * suites' fixed small cases (several tiles of every scan, the grid scan's
  * path up to 65536 elements) out of reach of the cap. "Elements" are what a
  * case scans: array elements, or pixels x channels for images.
  * Under a cap: size lists leave out the sizes above it; single-size cases

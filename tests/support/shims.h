@@ -32,10 +32,6 @@ size_t shim_scan_mid_max_tiles(size_t element_bytes);
  * 0 for other sizes. */
 size_t shim_grid_tile_items(size_t element_bytes);
 size_t shim_grid_capacity(size_t element_bytes);
-/* The most elements the one-cluster scan takes (ClusterTuning: blocks x
- * threads x items) for 4- or 8-byte elements; 0 for other sizes. Captured
- * scans up to this size take it where clusters are supported. */
-size_t shim_cluster_capacity(size_t element_bytes);
 
 /* ---- warp and block collectives (warp_block_shim.cu) -------------------- */
 
@@ -112,36 +108,26 @@ size_t shim_dl_mid_max_tiles(shim_dl_type_t type);
 int shim_dl_scan(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive, const void *init,
                  int init_on_device, void *h_total, int in_place);
 
-/* 1 when the one-cluster small scan (ClusterScan, as DeviceScan<T> tunes it)
- * runs on the current device. */
-int shim_small_scan_supported(void);
-
 /* 1 when a max scan of n unsigned elements of element_bytes (4 or 8) on the
  * legacy stream takes a one-launch path on the current device, which never
  * touches temp storage (DeviceScan::plan); 0 when it takes the look-back;
  * -1 for another element size. */
 int shim_scan_skips_temp(size_t element_bytes, size_t n);
 
-/* The largest n that DeviceScan<T>::run hands to the cluster scan on the
- * current device (0: it never does there); 0 for an unknown type. */
-size_t shim_dl_cluster_capacity(shim_dl_type_t type);
-
-/* As shim_dl_scan, but straight through ClusterScan<T>::run with a launch
- * handle that asks for <<<>>> rather than the driver's cuLaunchKernel: the
- * fallback path. n must fit one cluster (65536 for SHIM_DL_TRI and
- * SHIM_DL_AFFINE; cudaErrorInvalidValue above); SHIM_UNSUPPORTED for the
- * other types. */
-int shim_small_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive,
-                                   const void *init, int init_on_device, void *h_total, int in_place);
-
-/* As shim_small_scan_runtime_launch, through GridScan<T>::run (the eager
- * small scan, as DeviceScan<T> tunes it) with a launch handle that asks for
- * the runtime's cudaLaunchCooperativeKernel rather than the driver's
+/* As shim_dl_scan, but straight through GridScan<T>::run (the eager small
+ * scan, as DeviceScan<T> tunes it) with a launch handle that asks for the
+ * runtime's cudaLaunchCooperativeKernel rather than the driver's
  * cuLaunchCooperativeKernel. SHIM_DL_AFFINE only (8-byte values; n up to
  * 65536); SHIM_UNSUPPORTED for the other types, and where the grid scan
  * does not run on the current device. */
 int shim_grid_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive,
                                   const void *init, int init_on_device, void *h_total, int in_place);
+
+/* As shim_grid_scan_runtime_launch, through GridScan<T>::run_with_temp (the
+ * barrier exchange that captured small scans run), launched eagerly, with
+ * its temp (GridScan::temp_bytes(n)) filled with 0xFF bytes first. */
+int shim_grid_scan_with_temp(shim_dl_type_t type, const void *h_in, void *h_out, size_t n, int exclusive,
+                             const void *init, int init_on_device, void *h_total, int in_place);
 
 /* The grid scan under stream capture: GridScan<affine_t>::eager() must say
  * no on a capturing stream and yes on it before and after, and
@@ -150,6 +136,25 @@ int shim_grid_scan_runtime_launch(shim_dl_type_t type, const void *h_in, void *h
  * CUDA error code when a CUDA call failed, else -1 (eager() wrong), -2
  * (run() did not refuse) or -3 (the captured graph has nodes). */
 int shim_grid_scan_refuses_capture(void);
+
+/* DeviceScan::Plan's paths (checked against it in device_layer_shim.cu). */
+#define SHIM_PATH_LOOKBACK 0
+#define SHIM_PATH_GRID 1          /* eager grid scan: the library's flag table */
+#define SHIM_PATH_GRID_CAPTURED 2 /* the same scan, values in temp behind a grid barrier */
+
+/* A float (element_bytes 4) or double (8) sum of h_in[n] (exclusive or not;
+ * init: host carry-in or NULL) through DeviceScan<T>::run with caller temp
+ * of temp_bytes(n), twice on one non-blocking stream: eagerly, and captured
+ * into a CUDA graph (thread-local capture mode). The graph is replayed on
+ * other data over temp full of 0xFF bytes, then on h_in again. h_eager and
+ * h_captured receive the eager output and the second replay's (n
+ * elements), h_totals[0] and [1] their totals, *nodes the number of nodes
+ * of the captured graph, paths[0] and [1] the plan's path on the stream
+ * before and during the capture (SHIM_PATH_*). SHIM_UNSUPPORTED for another
+ * element size. */
+int shim_dl_float_sum_eager_and_captured(size_t element_bytes, const void *h_in, size_t n, int exclusive,
+                                         const void *init, void *h_eager, void *h_captured, void *h_totals,
+                                         size_t *nodes, int paths[2]);
 
 #ifdef __cplusplus
 }

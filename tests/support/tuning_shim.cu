@@ -35,15 +35,3 @@ extern "C" size_t shim_grid_capacity(size_t element_bytes) {
     default: return 0;
     }
 }
-
-extern "C" size_t shim_cluster_capacity(size_t element_bytes) {
-    switch (element_bytes) {
-    case 4:
-        return size_t(libscan::ClusterTuning<4>::kClusterBlocks) * libscan::ClusterTuning<4>::kBlockThreads *
-               libscan::ClusterTuning<4>::kItemsPerThread;
-    case 8:
-        return size_t(libscan::ClusterTuning<8>::kClusterBlocks) * libscan::ClusterTuning<8>::kBlockThreads *
-               libscan::ClusterTuning<8>::kItemsPerThread;
-    default: return 0;
-    }
-}

@@ -56,13 +56,11 @@
  *          the combination tree is fixed by the code; tiles form groups of
  *          32 combined in a fixed warp-scan order, and group prefixes are a
  *          left fold in group order, whatever the timing of the look-back.
- *          The association depends on the element size and the count,
- *          not on the temp given or on the GPU's load. One exception: up to
- *          65536 elements a scan called on a stream being captured into a
- *          CUDA graph cuts the array into slices of 4096 elements, where a
- *          direct call cuts it into slices of 1024, so a float sum replayed
- *          from a graph may differ in the last bits from the same sum called
- *          directly (each repeats its own bits on every run).
+ *          The association depends on the element size and the count
+ *          alone: not on the stream, on graph capture, on the temp given,
+ *          on the GPU's load or on which kernel the library picks for the
+ *          count, so a scan replayed from a CUDA graph gives the bits of the
+ *          same scan called directly.
  *          Float sums therefore equal a sequential loop only up to
  *          rounding, but never vary between runs on the same GPU
  *          architecture and library version.

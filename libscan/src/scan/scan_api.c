@@ -27,7 +27,9 @@ typedef struct scan_ctx {
 } scan_ctx_t;
 
 /* The path is decided once per call (a capture query and a device query);
- * the small-count paths never touch temp. */
+ * an eager small-count scan (the grid scan with the library's flag table)
+ * never touches temp, a captured one does (its block values wait in temp
+ * behind a grid barrier: device_scan.cuh, grid_scan.cuh). */
 static libscan_status_t plan(void *ctx, cudaStream_t stream, int *uses_temp) {
     scan_ctx_t *s = ctx;
     s->plan = libscan__scan_plan(s->call.count, s->call.dtype, s->call.op, stream);

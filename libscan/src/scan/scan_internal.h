@@ -36,8 +36,10 @@ size_t libscan__scan_temp_bytes(size_t count, libscan_dtype_t dtype);
 
 /* Which kernel a scan takes (DeviceScan::Plan in device_scan.cuh), decided
  * once per call by one capture query and one device query: `path` and
- * `support_*` are the plan's; uses_temp is false on the one-launch paths
- * for small counts (and for count 0), which never touch temp storage. */
+ * `support_*` are the plan's; uses_temp is false for count 0, for an eager
+ * small scan (the grid scan with the library's flag table) and for a
+ * captured one of a single block; the captured grid scan of more blocks and
+ * the look-back use temp storage. */
 typedef struct libscan__scan_plan {
     int path;
     bool support_ok;

@@ -19,7 +19,13 @@
 // warp 0 calls (all 32 lanes, converged) once the block aggregate is known;
 // lane 0's return value is combined in front of every item of the block.
 // That is how a tile learns its prefix from preceding tiles (lookback.cuh)
-// or how a loop over tiles carries a running total.
+// or how a loop over tiles carries a running total. A callback that declares
+// `static constexpr bool kWholeBlock = true` is called by every thread of the
+// block instead (it may then use block- or grid-wide barriers); the
+// aggregate it is given is valid in warp 0 only, and only warp 0's return
+// value is used (grid_scan.cuh's barrier exchange). Which way the callback
+// is called changes no operation of the scan: the association below holds
+// for both.
 //
 // Association (fixed): items inside a thread are folded left to right;
 // threads (or chunks) of a warp with WarpScan; warps with a WarpScan over
@@ -27,12 +33,19 @@
 // prefix) (+) items before it in the thread.
 #pragma once
 
+#include <type_traits>
+
 #include "libscan/cuda/warp_scan.cuh"
 
 namespace libscan {
 
 // A prefix callback that adds nothing (every block starts at the identity).
 struct NoBlockPrefix {};
+
+// Whether prefix callback P is called by the whole block (see the top).
+template <class P, class = void> struct WholeBlockPrefix : std::false_type {};
+template <class P>
+struct WholeBlockPrefix<P, std::void_t<decltype(P::kWholeBlock)>> : std::bool_constant<P::kWholeBlock> {};
 
 template <typename T, int BLOCK_THREADS> class BlockScan {
     static_assert(BLOCK_THREADS % kWarpThreads == 0 && BLOCK_THREADS <= 1024,
@@ -163,7 +176,21 @@ template <typename T, int BLOCK_THREADS> class BlockScan {
         const int lane = lane_id();
         if (lane == 0) s_.warp_prefix[warp] = warp_total;
         __syncthreads();
-        if (warp == 0) {
+        if constexpr (WholeBlockPrefix<PrefixOp>::value) {
+            // The same operations as below; only the callback runs in every
+            // thread (agg and excl are meaningful in warp 0 only).
+            T agg = op.identity(), excl = op.identity();
+            if (warp == 0) {
+                T total = lane < kWarps ? s_.warp_prefix[lane] : op.identity();
+                excl = WarpScan<T>::ExclusiveScan(total, op, agg);
+            }
+            T block_prefix = prefix_op(agg);
+            if (warp == 0) {
+                block_prefix = WarpScan<T>::Broadcast(block_prefix, 0);
+                if (lane < kWarps) s_.warp_prefix[lane] = op(block_prefix, excl);
+                if (lane == 0) s_.block_aggregate = agg;
+            }
+        } else if (warp == 0) {
             T total = lane < kWarps ? s_.warp_prefix[lane] : op.identity();
             T agg;
             T excl = WarpScan<T>::ExclusiveScan(total, op, agg);

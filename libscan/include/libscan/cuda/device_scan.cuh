@@ -11,11 +11,14 @@
 //
 // run() enqueues a memset of the tile states and one kernel (a mid-size
 // instantiation up to ScanTuning::kMidMaxTiles tiles) -- or, for up to
-// 65536 elements, one kernel and nothing else: the grid scan
-// (grid_scan.cuh: 8-byte and smaller types, a stream that is not being
-// captured into a CUDA graph) or else, on sm_90+, the single-cluster scan
-// (cluster_scan.cuh). It never synchronises and never allocates. It does not
-// validate pointers: that is the C API's job (libscan.h).
+// 65536 elements of 8 bytes or less where the device runs it, one kernel and
+// nothing else: the grid scan (grid_scan.cuh), with its block values in the
+// library's flag table on an eager stream, and in temp behind a grid
+// barrier on a stream being captured into a CUDA graph. Both are the same
+// kernel body and fold, so a scan and its graph replay give the same bits;
+// which kernel runs never depends on the stream otherwise. It never
+// synchronises and never allocates. It does not validate pointers: that is
+// the C API's job (libscan.h).
 //
 // Each block takes the next tile id from a counter, asks L2 to prefetch the
 // tile kPrefetchTiles ahead (tuning.cuh), loads its tile with 16-byte
@@ -38,13 +41,15 @@
 // the look-back's (lookback.cuh); an element is ((tile prefix (+) warps
 // before) (+) lanes before) (+) the lane's elements before it, left to
 // right. In registers: the same, but per 16-byte vector chunk of a warp.
+// Up to the grid scan's capacity, its association (grid_scan.cuh) instead,
+// eager or captured; on a device that cannot run the grid scan, this one
+// for every size, eager or captured.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <cstddef>
 #include <cstdint>
 #include "libscan/cuda/block_scan.cuh"
-#include "libscan/cuda/cluster_scan.cuh"
 #include "libscan/cuda/grid_scan.cuh"
 #include "libscan/cuda/lookback.cuh"
 #include "libscan/cuda/tile_io.cuh"
@@ -260,43 +265,49 @@ struct DeviceScan {
 
     using Grid = GridScan<T, GridTuning<sizeof(T)>::kBlockThreads, GridTuning<sizeof(T)>::kItemsPerThread,
                           GridTuning<sizeof(T)>::kMaxBlocks>;
-    using Cluster = ClusterScan<T, ClusterTuning<sizeof(T)>::kBlockThreads, ClusterTuning<sizeof(T)>::kItemsPerThread,
-                                ClusterTuning<sizeof(T)>::kClusterBlocks>;
 
     // Which kernel a scan of n elements on `stream` takes on the current
     // device, decided by one capture query and one device query. plan() then
     // run(..., plan) costs no more host time than run() alone; callers that
     // must know the path first (the C API checks temp storage only where it
-    // is used) pay for the queries once.
+    // is used) pay for the queries once. kGrid and kGridCaptured are the same
+    // scan (one association); only where its block values travel differs.
     struct Plan {
-        enum Path { kLookback, kGrid, kCluster } path;
-        detail::LaunchSupport support; // for kGrid and kCluster
-        // Temp storage is touched only by the look-back (and not at n == 0).
-        bool uses_temp(size_t n) const { return path == kLookback && n > 0; }
+        enum Path { kLookback, kGrid, kGridCaptured } path;
+        detail::LaunchSupport support; // for kGrid and kGridCaptured
+        // The look-back uses temp (not at n == 0); the captured grid scan
+        // too, where it has more than one block; the eager grid scan never.
+        bool uses_temp(size_t n) const {
+            return n > 0 && (path == kLookback || (path == kGridCaptured && Grid::temp_bytes(n) > 0));
+        }
     };
     template <class Op> static Plan plan(size_t n, cudaStream_t stream) {
-        if (n > 0 && Grid::kFits && n <= Grid::kCapacity && Grid::eager(stream)) {
+        if (n > 0 && Grid::kFits && n <= Grid::kCapacity) {
             const auto g = Grid::template on_current_device<Op>();
-            if (g.ok) return Plan{Plan::kGrid, g};
-        }
-        if (n > 0 && n <= Cluster::kCapacity) {
-            const auto c = Cluster::template on_current_device<Op>();
-            if (c.ok) return Plan{Plan::kCluster, c};
+            // A failed capture query (a legacy-stream call during another
+            // thread's global capture) takes the captured form, which is
+            // right either way; the launch then reports the stream's state.
+            if (g.ok) return Plan{Grid::eager(stream) ? Plan::kGrid : Plan::kGridCaptured, g};
         }
         return Plan{Plan::kLookback, detail::LaunchSupport{false, nullptr}};
     }
 
     static constexpr size_t num_tiles(size_t n) { return (n + Shape::kTile - 1) / Shape::kTile; }
 
-    // Scratch bytes for a scan of n elements (0 when n == 0). Also returned
-    // for n that the small path takes, which then ignores it.
+    // Scratch bytes for a scan of n elements (0 when n == 0), whichever path
+    // it takes: the look-back's, or the captured grid scan's where that is
+    // more. Eager small scans ignore it.
     static constexpr size_t temp_bytes(size_t n) {
-        return n == 0 ? 0 : kCounterBytes + State::bytes(num_tiles(n));
+        if (n == 0) return 0;
+        const size_t lookback = kCounterBytes + State::bytes(num_tiles(n));
+        const size_t grid = Grid::kFits && n <= Grid::kCapacity ? Grid::temp_bytes(n) : 0;
+        return lookback > grid ? lookback : grid;
     }
 
     // Enqueues the scan on `stream`. temp must hold temp_bytes(a.n) bytes
     // (256-byte aligned) unless plan(a.n, stream) says it is not used, when
-    // it may be null. Returns the first CUDA error met, if any.
+    // it may be null (so under capture, small scans need it too). Returns
+    // the first CUDA error met, if any.
     template <class Op>
     static cudaError_t run(const DeviceScanArgs<T> &a, Op op, void *temp, size_t temp_size, cudaStream_t stream) {
         return run(a, op, temp, temp_size, stream, plan<Op>(a.n, stream));
@@ -316,7 +327,8 @@ struct DeviceScan {
             const SmallScanArgs<T> small{a.in,     a.out,     a.n,      a.exclusive, a.has_init ? a.init : op.identity(),
                                          a.d_init, a.d_total, vector_ok};
             if (plan.path == Plan::kGrid) return Grid::run_eager(small, op, stream, plan.support);
-            return Cluster::run(small, op, stream, plan.support);
+            if (plan.uses_temp(a.n) && (temp == nullptr || temp_size < temp_bytes(a.n))) return cudaErrorInvalidValue;
+            return Grid::run_with_temp(small, op, temp, temp_size, stream, plan.support);
         }
         if (temp_size < temp_bytes(a.n) || temp == nullptr) return cudaErrorInvalidValue;
         const size_t tiles = num_tiles(a.n);

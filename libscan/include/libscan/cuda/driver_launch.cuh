@@ -1,14 +1,15 @@
-// driver_launch.cuh -- enqueue a kernel through the driver's cuLaunchKernel or
-// cuLaunchCooperativeKernel rather than the runtime's <<<>>> or
-// cudaLaunchCooperativeKernel, for the one-launch small scans
-// (cluster_scan.cuh, grid_scan.cuh).
+// driver_launch.cuh -- enqueue the eager small scan (grid_scan.cuh) through
+// the driver's cuLaunchCooperativeKernel rather than the runtime's
+// cudaLaunchCooperativeKernel, and ask the driver whether a stream is being
+// captured.
 //
 // Why: a scan of 2^16 elements is a few microseconds end to end, and the
 // host's share is mostly the launch. On the H100 with CUDA 13 the driver
 // calls take ~0.3-0.5 us less host time than the runtime's for the same
-// kernel (bench/launch_overhead; bench/grid_sweep, host costs). The entry points come from the
-// runtime (driver_entry.h), so nothing links against libcuda; where they are
-// unavailable, callers fall back to the runtime's launches.
+// kernel (bench/grid_sweep, host costs; bench/launch_overhead). The entry
+// points come from the runtime (driver_entry.h), so nothing links against
+// libcuda; where they are unavailable, callers fall back to the runtime's
+// calls.
 #pragma once
 
 #include <atomic>
@@ -20,17 +21,11 @@
 namespace libscan {
 namespace detail {
 
-using DriverLaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                    CUstream, void **, void **);
 using DriverCoopLaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                         unsigned, CUstream, void **);
 
-// The driver's cuLaunchKernel and cuLaunchCooperativeKernel, or null. Looked
-// up once per process.
-inline DriverLaunchFn driver_launch_fn() {
-    static const DriverLaunchFn fn = reinterpret_cast<DriverLaunchFn>(libscan__driver_entry("cuLaunchKernel"));
-    return fn;
-}
+// The driver's cuLaunchCooperativeKernel, or null. Looked up once per
+// process.
 inline DriverCoopLaunchFn driver_coop_launch_fn() {
     static const DriverCoopLaunchFn fn = reinterpret_cast<DriverCoopLaunchFn>(libscan__driver_entry("cuLaunchCooperativeKernel"));
     return fn;
@@ -100,16 +95,9 @@ LaunchSupport support_on_current_device(Probe probe, Kernel kernel, bool driver)
     return LaunchSupport{st > 0, st > 0 ? fn[dev].load(std::memory_order_relaxed) : nullptr};
 }
 
-// Enqueues f with the given arguments (an array of pointers to each, as for
-// cuLaunchKernel). The runtime's error codes equal the driver's for the
-// errors a launch returns, hence the cast.
-inline cudaError_t driver_launch(DriverLaunchFn launch, cudaFunction_t f, dim3 grid, dim3 block, void **args,
-                                 cudaStream_t stream) {
-    const CUresult r = launch(reinterpret_cast<CUfunction>(f), grid.x, grid.y, grid.z, block.x, block.y, block.z, 0,
-                              reinterpret_cast<CUstream>(stream), args, nullptr);
-    return r == CUDA_SUCCESS ? cudaSuccess : static_cast<cudaError_t>(r);
-}
-
+// Enqueues f cooperatively with the given arguments (an array of pointers
+// to each, as for cuLaunchCooperativeKernel). The runtime's error codes
+// equal the driver's for the errors a launch returns, hence the cast.
 inline cudaError_t driver_coop_launch(DriverCoopLaunchFn launch, cudaFunction_t f, dim3 grid, dim3 block,
                                       void **args, cudaStream_t stream) {
     const CUresult r = launch(reinterpret_cast<CUfunction>(f), grid.x, grid.y, grid.z, block.x, block.y, block.z, 0,

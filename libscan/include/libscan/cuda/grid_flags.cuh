@@ -17,8 +17,8 @@
 // unpublished. Every eager launch gets a grid id of its own, counting up;
 // a kernel node of a CUDA graph keeps the one it got at instantiation for
 // every replay (bench/grid_sweep checks both on the GPU), so these flags
-// serve eager launches only (a captured small scan takes the cluster scan:
-// device_scan.cuh).
+// serve eager launches only (a captured grid scan passes its values through
+// temp and a grid barrier instead: grid_scan.cuh).
 //
 // Words: as in lookback.cuh, each 64-bit word carries the 32-bit tag and 32
 // bits of the value (64-bit aligned accesses are single-copy atomic: a word

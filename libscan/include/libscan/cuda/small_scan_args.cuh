@@ -1,6 +1,7 @@
-// small_scan_args.cuh -- the arguments of a one-launch small scan, shared by
-// its two kernels: grid_scan.cuh (eager launches, every GPC) and
-// cluster_scan.cuh (one thread-block cluster, also inside CUDA graphs).
+// small_scan_args.cuh -- the arguments of the one-launch small scan
+// (grid_scan.cuh), shared by its two kernels: the eager one (flags in the
+// library's table) and the barrier one (values in temp, also inside CUDA
+// graphs).
 #pragma once
 
 #include <cstddef>

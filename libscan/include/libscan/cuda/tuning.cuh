@@ -1,8 +1,10 @@
 // tuning.cuh -- every tuning constant of libscan, in one table.
 //
-// Each entry names the benchmark (bench/ target and arguments) whose H100 runs chose it. Tiles
-// are chosen by element size only, so the association of a scan -- and
-// therefore its floating-point result -- depends only on the element size.
+// Each entry names the benchmark (bench/ target and arguments) whose runs on
+// an H100 chose it. Tiles are chosen by element size only, so the
+// association of a scan -- and therefore its floating-point result --
+// depends only on the element size (and, up to the grid scan's capacity, on
+// the count).
 #pragma once
 
 #include <cstddef>
@@ -13,24 +15,24 @@ namespace libscan {
 // Device-wide single-pass scan (device_scan.cuh): threads per block and items
 // per thread. Each thread keeps 128 bytes (eight 16-byte loads) in flight:
 // large tiles, because the look-back chain, not bandwidth, limits small ones.
-// Chosen by: bench/tile_sweep (2^28 sums; u32 and
-// f32: 256x32 beat 256x16, 512x16, 256x24, 384x16, 512x32; u64: 256x16 beat
-// 256x8, 512x8, 256x12, 512x16).
+// Chosen by: bench/tile_sweep (2^28 sums; u32 and f32: 256x32 beat 256x16,
+// 512x16, 256x24, 384x16, 512x32; u64: 256x16 beat 256x8, 512x8, 256x12,
+// 512x16).
 // kMinBlocksPerSM goes to __launch_bounds__ (1 leaves registers to the
 // compiler, larger values cap them); kMinBlocksPerSMFloat is the same for
 // float element types. Neither changes the association, which depends on the
 // tile shape only. With the tile staged in shared memory across the
 // look-back (device_scan.cuh, tile_stage.cuh) a thread needs 48 registers
 // at 5 blocks of 256 x 32 (4-byte) and 54 at 4 blocks of 256 x 16 (8-byte),
-// no spills. Chosen by: bench/tile_sweep, staged kernel against registers
-// (2^28 on the H100, prefetch 132): u32 staged 4/5/6 blocks 751/748/743 us
-// against 764-769 us with the tile in registers (4 blocks, 64 registers,
+// no spills. Chosen by: bench/tile_sweep, the staged kernel against the tile
+// in registers (2^28 on the H100, prefetch 132): u32 staged 4/5/6 blocks
+// 751/748/743 us against 764-769 us with the tile in registers (4 blocks, 64 registers,
 // 16 bytes spilled); f32 749/746/758 (6 blocks spill) against 789-800;
 // u64 3/4/5 blocks 1521/1523/1558 against 1582-1585; f64 1519/1517/1558
-// against 1725-1730. Earlier register-path choices:
-// bench/tile_sweep and bench/tile_sweep --8byte (minimum blocks per SM).
+// against 1725-1730. Earlier register-path choices: bench/tile_sweep and
+// bench/tile_sweep --8byte (minimum blocks per SM).
 // With the look-back over 8 groups (lookback.cuh) the same shapes stayed
-// best: bench/tile_sweep and --8byte (u32 5 or 4
+// best: bench/tile_sweep and bench/tile_sweep --8byte (u32 5 or 4
 // blocks 730-731 us, 6 blocks 878; u64 256 x 16 1457 us against 1534-1721
 // for 256 x 24, 256 x 32 and 512 x 16 in dynamic shared memory).
 //
@@ -91,43 +93,20 @@ template <typename T> constexpr int scan_min_blocks() {
                                        : ScanTuning<sizeof(T)>::kMinBlocksPerSM;
 }
 
-// Small inputs: one cluster of kClusterBlocks blocks (cluster_scan.cuh),
-// capacity kClusterBlocks * kBlockThreads * kItemsPerThread = 65536 elements
-// for 4- and 8-byte types. First chosen by
-// bench/cluster_sweep (2^16 u32: 16 x 256 x 16 =
-// 8.45 us beat 8 x 1024 x 8, 8 x 512 x 16, 16 x 512 x 8, 16 x 1024 x 4; CUB
-// 13.47 us in the same run). With the mailbox (cluster_mailbox.cuh), device
-// time per call at 2^16 from bench/cluster_sweep:
-// u32 16 x 128 x 32 2.52 us against 2.75-2.77 for 16 x 256 x 16, 2.75 for
-// 16 x 64 x 64 and 2.95 for 16 x 512 x 8; u64 16 x 256 x 16 3.63-3.66 us
-// against 3.73 for 16 x 128 x 32 and 3.93-3.96 for 16 x 512 x 8. Sixteen
-// blocks is the most one cluster may hold.
-template <size_t ELEMENT_BYTES> struct ClusterTuning {
-    static constexpr int kClusterBlocks = 16; // beyond the portable 8: needs sm_90 and an opt-in
-    static constexpr int kBlockThreads = 256;
-    static constexpr int kItemsPerThread = ELEMENT_BYTES > 16 ? 1 : 16;
-};
-template <> struct ClusterTuning<4> {
-    static constexpr int kClusterBlocks = 16;
-    static constexpr int kBlockThreads = 128;
-    static constexpr int kItemsPerThread = 32;
-};
-
-// Small inputs launched eagerly: the grid scan (grid_scan.cuh), up to
-// kMaxBlocks blocks of kBlockThreads x kItemsPerThread, one tile each,
-// capacity 65536 elements for 4- and 8-byte types (larger types, and
-// captured streams, take the cluster scan above). Device time per 2^16 call
-// with the calls queued behind a sleeping kernel (graphs would replay one
-// launch's flag tag), H100:
+// Small inputs: the grid scan (grid_scan.cuh), up to kMaxBlocks blocks of
+// kBlockThreads x kItemsPerThread, one tile each, capacity 65536 elements
+// for 4- and 8-byte types (larger types take the look-back). Eager streams
+// and captured ones run the same shape (one association per count). Device
+// time per 2^16 call with the calls queued behind a sleeping kernel (eager
+// launches; graphs would replay one launch's flag tag), H100, bench/grid_sweep:
 //  * 4-byte: 64 x 128 x 8, 3.28-3.49 us against 3.41-3.62 for 64 x 256 x 4,
-//    3.73 for 32 x 256 x 8, the cluster scan's 3.58 and CUB's 6.04
-//    (bench/grid_sweep);
+//    3.73 for 32 x 256 x 8, the former single-cluster scan's 3.58 and CUB's 6.04;
 //  * 8-byte: 64 x 256 x 4, 3.70 us against 3.82 for 64 x 128 x 8 and 4.38
 //    for 128 x 128 x 4, once a flag poll is one round trip (grid_flags.cuh;
-//    before that 3.98 for 64 x 128 x 8), the cluster scan's 4.84 and CUB's
-//    6.52 (bench/grid_sweep, 8-byte shapes).
+//    before that 3.98 for 64 x 128 x 8), the former single-cluster scan's 4.84
+//    and CUB's 6.52.
 // An empty kernel is ~1.7-2.0 us in the same measure. The shape fixes the
-// association of a type's eager small scans.
+// association of a type's small scans.
 template <size_t ELEMENT_BYTES> struct GridTuning {
     static constexpr int kMaxBlocks = 64; // at most GridFlagsLayout::kBlocks
     static constexpr int kBlockThreads = ELEMENT_BYTES <= 4 ? 128 : 256;
@@ -199,7 +178,7 @@ template <size_t ELEMENT_BYTES> struct RowScanTuning {
     static constexpr int kShortMinBlocksPerSM = 4;
     // The long-row kernel keeps its chunk (ScanTuning's tile) in registers:
     // the register-path minima of the plain scan before it was staged
-    // (bench/segmented/bench_segmented and bench/tile_sweep), ints and floats.
+    // (bench/tile_sweep and bench/tile_sweep --8byte), ints and floats.
     static constexpr int kLongMinBlocksPerSM = ELEMENT_BYTES == 4 ? 4 : (ELEMENT_BYTES == 8 ? 3 : 1);
     static constexpr int kLongMinBlocksPerSMFloat = ELEMENT_BYTES == 4 ? 4 : 1;
 };
