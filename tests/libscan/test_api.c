@@ -806,6 +806,7 @@ static void test_gpu_host_pointers_rejected(void **state) {
         char what[128];
         /* host input */
         CUDA_CHECK(cudaMemset(d_out, 0xAB, bytes));
+        CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
         snprintf(what, sizeof what, "%s with a host d_in", scan_names[k]);
         LS_EXPECT(want, scans[k](h_in, d_out, n, LIBSCAN_U32, LIBSCAN_OP_SUM, NULL, 0));
         CUDA_SYNC();
@@ -837,6 +838,7 @@ static void test_gpu_host_pointers_rejected(void **state) {
             }
             *h_total = 0xCDCDCDCDu;
             CUDA_CHECK(cudaMemset(d_out, 0xAB, bytes));
+            CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
             snprintf(what, sizeof what, "%s with a host %s", scan_names[k], name);
             LS_EXPECT(want, scans[k](d_in, d_out, n, LIBSCAN_U32, LIBSCAN_OP_SUM, &o, 0));
             CUDA_SYNC();
@@ -952,6 +954,7 @@ static void test_gpu_caller_temp_misaligned(void **state) {
                 char what[96];
                 snprintf(what, sizeof what, "d_temp at 256 * m + %zu, %s", offsets[i], scan_names[k]);
                 CUDA_CHECK(cudaMemset(d_region, 0x5A, region));
+                CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
                 libscan_scan_opts_t o = LIBSCAN_SCAN_OPTS_INIT;
                 o.d_temp = d_region + off;
                 o.temp_bytes = need;
@@ -987,11 +990,14 @@ static void test_gpu_temp_too_small(void **state) {
     CUDA_CHECK(cudaMalloc(&d_temp, need));
     CUDA_CHECK(cudaMalloc(&d_total, 4));
     CUDA_CHECK(cudaMemset(d_in, 1, bytes));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
     const size_t sizes[2] = {need - 1, 0};
     for (int i = 0; i < 2; ++i)
         for (int k = 0; k < 2; ++k) {
             CUDA_CHECK(cudaMemset(d_out, 0xAB, bytes));
+            CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
             CUDA_CHECK(cudaMemset(d_total, 0xAB, 4));
+            CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
             libscan_scan_opts_t o = LIBSCAN_SCAN_OPTS_INIT;
             o.d_temp = d_temp;
             o.temp_bytes = sizes[i];
@@ -1069,6 +1075,7 @@ static void test_gpu_cache_holds_the_largest_temp(void **state) {
     CUDA_CHECK(cudaMalloc(&d_in, ((size_t)1 << HI) * 8));
     CUDA_CHECK(cudaMalloc(&d_out, ((size_t)1 << HI) * 8));
     CUDA_CHECK(cudaMemset(d_in, 0, ((size_t)1 << HI) * 8));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     size_t largest = 0;
@@ -1104,6 +1111,7 @@ static void test_gpu_cache_does_not_grow_with_calls(void **state) {
     CUDA_CHECK(cudaMalloc(&d_in, n * 4));
     CUDA_CHECK(cudaMalloc(&d_out, n * 4));
     CUDA_CHECK(cudaMemset(d_in, 0, n * 4));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_inclusive_scan(d_in, d_out, n, LIBSCAN_U32, LIBSCAN_OP_SUM, NULL, s));
@@ -1172,6 +1180,7 @@ static void test_gpu_cache_release(void **state) {
     for (int i = 0; i < 3; ++i)
         for (int k = 0; k < 2; ++k) {
             CUDA_CHECK(cudaMemset(d_out, 0xFF, n * 8));
+            CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
             LS_EXPECT(LIBSCAN_SUCCESS, scans[k](d_in, d_out, n, LIBSCAN_U64, LIBSCAN_OP_SUM, NULL, s[i]));
             CUDA_CHECK(cudaStreamSynchronize(s[i]));
             check_against_reference(LIBSCAN_U64, LIBSCAN_OP_SUM, k, h_in, n, NULL, d_out, h_out, NULL,
@@ -1426,6 +1435,7 @@ static void test_gpu_capture_without_temp(void **state) {
             if (replay == 2) LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_cache_release()); /* the graph does not care */
             fill_upload(&r, LIBSCAN_U32, LIBSCAN_OP_SUM, h_in, d_in, n);
             CUDA_CHECK(cudaMemset(d_out, 0xFF, n * 4));
+            CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
             CUDA_CHECK(cudaGraphLaunch(exec, s));
             CUDA_CHECK(cudaStreamSynchronize(s));
             char what[96];
@@ -1485,6 +1495,7 @@ static void test_gpu_cache_and_caller_temp_same_bits(void **state) {
             char what[128];
             snprintf(what, sizeof what, "f32 %s of %zu, opts = NULL", scan_names[k], n);
             CUDA_CHECK(cudaMemset(d_a, 0xFF, n * 4));
+            CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
             LS_EXPECT(LIBSCAN_SUCCESS, scans[k](d_in, d_a, n, LIBSCAN_F32, LIBSCAN_OP_SUM, NULL, s));
             CUDA_CHECK(cudaStreamSynchronize(s));
             check_against_reference(LIBSCAN_F32, LIBSCAN_OP_SUM, k, h_in, n, NULL, d_a, h_a, NULL, what);
@@ -1493,6 +1504,7 @@ static void test_gpu_cache_and_caller_temp_same_bits(void **state) {
                 o.d_temp = d_temp + (odd ? 36 : 0);
                 o.temp_bytes = scan_need(n, LIBSCAN_F32);
                 CUDA_CHECK(cudaMemset(d_b, 0xFF, n * 4));
+                CUDA_CHECK(cudaDeviceSynchronize()); /* the legacy stream's memset, settled before non-blocking streams run */
                 LS_EXPECT(LIBSCAN_SUCCESS, scans[k](d_in, d_b, n, LIBSCAN_F32, LIBSCAN_OP_SUM, &o, s));
                 CUDA_CHECK(cudaStreamSynchronize(s));
                 CUDA_CHECK(cudaMemcpy(h_b, d_b, n * 4, cudaMemcpyDeviceToHost));
