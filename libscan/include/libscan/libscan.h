@@ -60,7 +60,10 @@
  *          alone: not on the stream, on graph capture, on the temp given,
  *          on the GPU's load or on which kernel the library picks for the
  *          count, so a scan replayed from a CUDA graph gives the bits of the
- *          same scan called directly.
+ *          same scan called directly. (A device too small for the one-launch
+ *          path of counts up to 65536 -- fewer than 64 of its blocks
+ *          resident, e.g. a small MIG slice -- takes the look-back there, so
+ *          its bits for such counts may differ from a full GPU's.)
  *          Float sums therefore equal a sequential loop only up to
  *          rounding, but never vary between runs on the same GPU
  *          architecture and library version.
