@@ -330,8 +330,11 @@ static void dev_alloc(dbufs_t *d, const tcase_t *c, size_t offset) {
         CUDA_CHECK(cudaMemcpy(d->flags, c->flags, c->n, cudaMemcpyHostToDevice));
     }
     CUDA_CHECK(cudaMemset(d->out_base, POISON, nout));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     CUDA_CHECK(cudaMemset(d->rej_base, POISON, nout));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     CUDA_CHECK(cudaMemset(d->num, 0xff, sizeof(size_t)));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     /* The memsets run on the legacy stream, which a non-blocking stream does
      * not wait for: finish them before a case launches on such a stream. */
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -786,6 +789,7 @@ static void test_gpu_count_zero_and_host_pointers(void **state) {
     size_t *d_num;
     CUDA_CHECK(cudaMalloc((void **)&d_num, sizeof(size_t)));
     CUDA_CHECK(cudaMemset(d_num, 0xff, sizeof(size_t)));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     size_t k = 99;
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_unique(NULL, NULL, d_num, 0, LIBSCAN_F32, NULL, 0));
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_count_to_host(d_num, &k, 0));
@@ -819,10 +823,15 @@ static void test_gpu_small_dtypes_refused(void **state) {
     CUDA_CHECK(cudaMalloc((void **)&d_flags, n));
     CUDA_CHECK(cudaMalloc((void **)&d_num, sizeof(size_t)));
     CUDA_CHECK(cudaMemset(d_in, 1, n));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     CUDA_CHECK(cudaMemset(d_flags, 1, n));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     CUDA_CHECK(cudaMemset(d_out, POISON, n));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     CUDA_CHECK(cudaMemset(d_rej, POISON, n));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     CUDA_CHECK(cudaMemset(d_num, 0xff, sizeof(size_t)));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     libscan_compact_opts_t o = LIBSCAN_COMPACT_OPTS_INIT;
     /* Caller temp as large as a u32 call of n elements would need. */
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_compact_temp_bytes(n, LIBSCAN_U32, &o.temp_bytes));
@@ -975,6 +984,7 @@ static void test_gpu_graph_capture(void **state) {
         CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
         for (int replay = 0; replay < 2; ++replay) {
             CUDA_CHECK(cudaMemset(d.out_base, POISON, c.n * 4 + 16));
+            CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
             CUDA_CHECK(cudaMemset(d.num, 0xff, sizeof(size_t)));
             CUDA_CHECK(cudaDeviceSynchronize());
             CUDA_CHECK(cudaGraphLaunch(exec, s));

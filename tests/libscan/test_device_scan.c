@@ -60,7 +60,12 @@ static void dbuf_alloc(dbuf_t *b, size_t bytes) {
     CUDA_CHECK(cudaMalloc((void **)&b->base, bytes + 2 * GUARD));
     b->p = b->base + GUARD;
 }
-static void dbuf_poison(dbuf_t *b) { CUDA_CHECK(cudaMemset(b->base, 0xFF, b->bytes + 2 * GUARD)); }
+/* cudaMemset runs on the legacy stream, which non-blocking streams do not
+ * wait for: the poison is settled before anything else is enqueued. */
+static void dbuf_poison(dbuf_t *b) {
+    CUDA_CHECK(cudaMemset(b->base, 0xFF, b->bytes + 2 * GUARD));
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
 static void dbuf_free(dbuf_t *b) {
     if (b->base) CUDA_CHECK(cudaFree(b->base));
     b->base = b->p = NULL;
@@ -155,6 +160,7 @@ static void run_case(rig_t *g, rng_t *r, libscan_dtype_t dt, libscan_op_t op, in
     if (n) CUDA_CHECK(cudaMemcpy(g->in.p, g->h_in, n * es, cudaMemcpyHostToDevice));
     dbuf_poison(&g->out);
     CUDA_CHECK(cudaMemset(g->d_total, 0xFF, 8));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
 
     libscan_scan_opts_t o = LIBSCAN_SCAN_OPTS_INIT;
     const libscan_scan_opts_t *op_ptr = (n % 2) ? &o : NULL;
@@ -286,6 +292,7 @@ static void test_in_place(void **state) {
                     libscan_scan_opts_t opts = LIBSCAN_SCAN_OPTS_INIT;
                     unsigned char total[8];
                     CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
+                    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
                     opts.d_total = g.d_total;
                     libscan_status_t st = scan(excl, g.out.p, g.out.p, n, dt, op, k % 2 ? &opts : NULL, 0);
                     if (st != LIBSCAN_SUCCESS) TFAIL("%s: returned %d (%s)", ctx, (int)st, libscan_status_string(st));
@@ -338,6 +345,7 @@ static void test_device_carry_in_and_out(void **state) {
                         CUDA_CHECK(cudaMemcpy(d_init, init, es, cudaMemcpyHostToDevice));
                         dbuf_poison(&g.out);
                         CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
+                        CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
                         libscan_scan_opts_t opts = LIBSCAN_SCAN_OPTS_INIT;
                         opts.d_init = d_init;
                         opts.d_total = same ? d_init : g.d_total;
@@ -412,6 +420,7 @@ static void test_chaining(void **state) {
                 dbuf_poison(&g.out);
                 dbuf_poison(&one);
                 CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
+                CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
                 /* chunk by chunk, all enqueued before any synchronisation; caller
                  * temp reused by every call on alternate runs */
                 for (int c = 0; c < chunks; ++c) {
@@ -486,6 +495,7 @@ static void test_count_zero(void **state) {
                     data_fill(&r, dt, op, DATA_DEFAULT, init, 1);
                     CUDA_CHECK(cudaMemcpy(d_init, init, es, cudaMemcpyHostToDevice));
                     CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
+                    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
                     dbuf_poison(&g.out);
                     libscan_scan_opts_t opts = LIBSCAN_SCAN_OPTS_INIT;
                     opts.d_total = g.d_total;
@@ -548,6 +558,7 @@ static void test_float_sum_determinism(void **state) {
                 }
                 dbuf_poison(&g.out);
                 CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
+                CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
                 libscan_status_t st = scan(excl, g.in.p, g.out.p, n, dt, LIBSCAN_OP_SUM, &opts, 0);
                 if (st != LIBSCAN_SUCCESS) TFAIL("%s: returned %d (%s)", ctx, (int)st, libscan_status_string(st));
                 CUDA_SYNC();
@@ -766,6 +777,7 @@ static void test_unaligned_pointers_rejected(void **state) {
                 snprintf(ctx, sizeof ctx, "%s scan with %s misaligned by %zu bytes", ref_dtype_name(dt), names[which], off);
                 dbuf_poison(&g.out);
                 CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
+                CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
                 const unsigned char *in = g.in.p;
                 unsigned char *out = g.out.p;
                 libscan_scan_opts_t opts = LIBSCAN_SCAN_OPTS_INIT;
@@ -841,6 +853,7 @@ static void test_host_pointers_rejected(void **state) {
                                    : pageable && which < 4 ? " (device can access pageable memory)" : "");
             dbuf_poison(&g.out);
             CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
+            CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
             memset(host2, 0xFF, n * es);
             const void *in = which == 0 ? (const void *)host : (const void *)g.in.p;
             void *out = which == 1 ? (void *)host2 : (void *)g.out.p;
@@ -949,6 +962,7 @@ static void test_caller_temp_exact_size(void **state) {
                 data_fill(&r, dt, LIBSCAN_OP_SUM, fl, g.h_in, n);
                 CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
                 CUDA_CHECK(cudaMemset(raw, 0xA5, need + 2 * pad + 256));
+                CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
                 dbuf_poison(&g.out);
                 libscan_scan_opts_t opts = LIBSCAN_SCAN_OPTS_INIT;
                 opts.d_temp = raw + pad + off;
@@ -1047,6 +1061,7 @@ static void capture_and_replay(rig_t *g, rng_t *r, cudaStream_t s, libscan_dtype
         CUDA_CHECK(cudaMemcpy(g->in.p, g->h_in, n * es, cudaMemcpyHostToDevice));
         dbuf_poison(&g->out);
         CUDA_CHECK(cudaMemset(g->d_total, 0xFF, 8));
+        CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
         CUDA_SYNC();
         CUDA_CHECK(cudaGraphLaunch(exec, s));
         CUDA_CHECK(cudaStreamSynchronize(s));
@@ -1157,6 +1172,7 @@ static void test_small_scans_back_to_back(void **state) {
     CUDA_CHECK(cudaMalloc((void **)&d_total, kLaunches * 8));
     CUDA_CHECK(cudaMemcpy(d_in, h_in, in_len * 8, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_out, 0xFF, (size_t)kLaunches * cap * 8));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     cudaStream_t s[kStreams];
     for (int k = 0; k < kStreams; ++k) CUDA_CHECK(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking));
     CUDA_SYNC();
@@ -1272,6 +1288,7 @@ static void test_eager_equals_captured(void **state) {
                     CUDA_CHECK(cudaMemcpy(g.in.p, g.h_in, n * es, cudaMemcpyHostToDevice));
                     dbuf_poison(&g.out);
                     CUDA_CHECK(cudaMemset(g.d_total, 0xFF, 8));
+                    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
                     /* cudaMemset runs on the legacy stream, which the non-blocking s
                      * does not wait for: settle it before enqueuing on s. */
                     CUDA_CHECK(cudaDeviceSynchronize());

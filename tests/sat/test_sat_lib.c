@@ -582,6 +582,7 @@ static libscan_sat_image_t device_like(const libscan_sat_image_t *h) {
     libscan_sat_image_t d = *h;
     CUDA_CHECK(cudaMalloc(&d.data, h->pitch * h->height));
     CUDA_CHECK(cudaMemset(d.data, 0x5A, h->pitch * h->height)); /* poison */
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     return d;
 }
 static void to_host(libscan_sat_image_t *h, const libscan_sat_image_t *d) {
@@ -724,6 +725,7 @@ static void gpu_wrap_bound_16384(void **state) {
     if (free_b < (size_t)10 << 30) test_skip("needs 10 GiB of free GPU memory, %zu MiB free", free_b >> 20);
     CUDA_CHECK(cudaMalloc(&din.data, W * H * 4));
     CUDA_CHECK(cudaMemset(din.data, 255, W * H * 4));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     CUDA_CHECK(cudaMalloc(&dt.data, W * H * 16));
     assert_int_equal(libscan_sat_build(&din, &dt, NULL, 0), LIBSCAN_SUCCESS);
     const int32_t s = 4104, e = (int32_t)W - 1;
@@ -890,6 +892,7 @@ static void gpu_argument_errors(void **state) {
     CUDA_CHECK(cudaMemcpy(db, boxes, sizeof boxes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMalloc((void **)&ds, 2 * 4 * 4 + 16));
     CUDA_CHECK(cudaMemset(ds, 0x5A, 2 * 4 * 4 + 16));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_box_sums(&dt, NULL, 2, ds, 0));
     LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_box_sums(&dt, db, 2, NULL, 0));
     LS_EXPECT(LIBSCAN_ERROR_NULL_POINTER, libscan_sat_box_sums(NULL, db, 2, ds, 0));

@@ -43,7 +43,9 @@ static void gpu_case(libscan_dtype_t key, ref_dist_t dist, int desc, size_t vb, 
     CUDA_CHECK(cudaMemcpy(dk0, keys, n * ks, cudaMemcpyHostToDevice));
     if (vb && mode != MODE_ARGSORT) CUDA_CHECK(cudaMemcpy(dv0, vals, n * vb, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(dk1, 0xAB, n * ks + 0));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     CUDA_CHECK(cudaMemset(dv1, 0xAB, n * 8));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     void *temp = NULL;
     if (caller_temp) {
         const libscan_sort_mode_t m = mode == MODE_OUT_OF_PLACE ? LIBSCAN_SORT_OUT_OF_PLACE
@@ -275,7 +277,9 @@ static void test_u8_u16_gpu_equals_cpu(void **state) {
                 CUDA_CHECK(cudaMemcpy(dk, keys, n * ks, cudaMemcpyHostToDevice));
                 CUDA_CHECK(cudaMemcpy(dv, vals, n * 4, cudaMemcpyHostToDevice));
                 CUDA_CHECK(cudaMemset(dko, 0xAB, n * ks));
+                CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
                 CUDA_CHECK(cudaMemset(dvo, 0xAB, n * 4));
+                CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
                 LS_EXPECT(LIBSCAN_SUCCESS,
                           libscan_sort(dk, dko, vb ? dv : NULL, vb ? dvo : NULL, n, key, vb, &o, 0));
                 CUDA_SYNC();
@@ -325,7 +329,9 @@ static sort_result_t run_mode(int mode, libscan_dtype_t key, const void *keys, c
     CUDA_CHECK(cudaMemcpy(dk0, keys, n * ks, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(dv0, vals, n * 8, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(dk1, 0xAB, n * ks));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     CUDA_CHECK(cudaMemset(dv1, 0xAB, n * 8));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     const void *rk = dk1, *rv = dv1;
     if (mode == MODE_OUT_OF_PLACE) {
         LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(dk0, dk1, vb ? dv0 : NULL, vb ? dv1 : NULL, n, key, vb, opts, s));
@@ -383,6 +389,7 @@ static void test_null_opts_equal_caller_temp(void **state) {
                 LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(n, key, vb, m, &with_temp.temp_bytes));
                 void *temp = dmalloc(with_temp.temp_bytes);
                 CUDA_CHECK(cudaMemset(temp, 0x5A, with_temp.temp_bytes)); /* no zeroed-temp luck */
+                CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
                 with_temp.d_temp = temp;
                 if (idx % 5 == 0) LS_EXPECT(LIBSCAN_SUCCESS, libscan_temp_cache_release());
                 /* opts = NULL is ascending: compare it with ascending caller temp. */
@@ -442,12 +449,14 @@ static void test_nothing_to_order_uses_no_temp(void **state) {
     o.begin_bit = 8;
     o.end_bit = 8;
     CUDA_CHECK(cudaMemset(dko, 0xAB, n * 4));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(dk, dko, NULL, NULL, n, LIBSCAN_U32, 0, &o, 0));
     CUDA_SYNC();
     CUDA_CHECK(cudaMemcpy(out, dko, n * 4, cudaMemcpyDeviceToHost));
     assert_memory_equal(out, keys, n * 4);
     /* argsort keeping no keys: identity indices, input untouched. */
     CUDA_CHECK(cudaMemset(di, 0xAB, n * 8));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_argsort(dk, NULL, di, n, LIBSCAN_U32, 8, &o, 0));
     CUDA_SYNC();
     CUDA_CHECK(cudaMemcpy(idx, di, n * 8, cudaMemcpyDeviceToHost));
@@ -459,6 +468,7 @@ static void test_nothing_to_order_uses_no_temp(void **state) {
     o.begin_bit = 0;
     o.end_bit = 0;
     CUDA_CHECK(cudaMemset(dko, 0xAB, 4));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(dk, dko, NULL, NULL, 1, LIBSCAN_U32, 0, &o, 0));
     CUDA_SYNC();
     CUDA_CHECK(cudaMemcpy(out, dko, 4, cudaMemcpyDeviceToHost));
@@ -489,7 +499,9 @@ static void test_2pow28_u32_pairs(void **state) {
     void *dk = dmalloc(n * 4), *dko = dmalloc(n * 4), *dv = dmalloc(n * 4);
     CUDA_CHECK(cudaMemcpy(dk, keys, n * 4, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(dko, 0xAB, n * 4));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     CUDA_CHECK(cudaMemset(dv, 0xAB, n * 4));
+    CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_argsort(dk, dko, dv, n, LIBSCAN_U32, 4, NULL, 0));
     CUDA_SYNC();
     CUDA_CHECK(cudaMemcpy(out, dko, n * 4, cudaMemcpyDeviceToHost));

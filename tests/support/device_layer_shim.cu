@@ -90,6 +90,7 @@ int dl_scan(const void *h_in, void *h_out, size_t n, int exclusive, const void *
 
     SHIM_TRY(cudaMalloc(&d_out_base, span));
     SHIM_TRY(cudaMemset(d_out_base, 0xFF, span));
+    SHIM_TRY(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     d_out = d_out_base + kGuard;
     if (in_place) {
         d_in = d_out;
@@ -99,6 +100,7 @@ int dl_scan(const void *h_in, void *h_out, size_t n, int exclusive, const void *
     if (bytes) SHIM_TRY(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
     SHIM_TRY(cudaMalloc(&d_total, sizeof(T)));
     SHIM_TRY(cudaMemset(d_total, 0xFF, sizeof(T)));
+    SHIM_TRY(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     if (temp_bytes) SHIM_TRY(cudaMalloc(&d_temp, temp_bytes));
 
     a.in = d_in;
@@ -277,6 +279,7 @@ int float_sum_eager_and_captured(const void *h_in, size_t n, int exclusive, cons
     // eager. cudaMemset runs on the legacy stream, which the non-blocking s
     // does not wait for: each is settled before anything is enqueued on s.
     SHIM_TRY(cudaMemset(d_out, 0xFF, bytes ? bytes : sizeof(T)));
+    SHIM_TRY(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     SHIM_TRY(cudaMemset(d_total, 0xFF, sizeof(T)));
     SHIM_TRY(cudaDeviceSynchronize());
     SHIM_TRY(Scan::run(a, Op(), d_temp, temp_bytes, s));
@@ -302,6 +305,7 @@ int float_sum_eager_and_captured(const void *h_in, size_t n, int exclusive, cons
     SHIM_TRY(cudaStreamSynchronize(s));
     if (bytes) SHIM_TRY(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
     SHIM_TRY(cudaMemset(d_out, 0xFF, bytes ? bytes : sizeof(T)));
+    SHIM_TRY(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
     SHIM_TRY(cudaMemset(d_total, 0xFF, sizeof(T)));
     SHIM_TRY(cudaDeviceSynchronize());
     SHIM_TRY(cudaGraphLaunch(exec, s));
