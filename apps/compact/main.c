@@ -7,6 +7,7 @@
  *
  * See usage() for the details. Exit status: 0 success, 1 bad usage or input,
  * 2 internal/GPU failure. */
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -44,7 +45,8 @@ static void usage(FILE *f) {
           "\n"
           "Stream compaction of an array file: keeps the elements of IN that meet\n"
           "CRITERION, in their order, and writes them to OUT (atomically: a failure\n"
-          "leaves no file). Prints \"kept K of N\" on standard output.\n"
+          "leaves no file; OUT - is standard output). Prints \"kept K of N\" on\n"
+          "standard output, or on standard error when OUT is -.\n"
           "\n"
           "CRITERION (exactly one):\n"
           "  --gt V, --ge V, --lt V, --le V, --eq V, --ne V\n"
@@ -84,7 +86,10 @@ static void usage(FILE *f) {
           "                   CPU with a note); both give the same bytes\n"
           "  --quiet          no progress or notes on standard error\n"
           "  --timing         print where the time went on standard error\n"
-          "  --help, --version\n"
+          "  -h, --help, --version\n"
+          "\n"
+          "Options may come before, between or after the files; --opt=V or --opt V;\n"
+          "--range LO HI or --range=LO HI; -- ends the options.\n"
           "\n"
           "OUT must not be IN (or the flags file). Exit status: 0 success, 1 bad usage\n"
           "or input, 2 internal or GPU failure.\n",
@@ -103,119 +108,139 @@ static int set_criterion(options_t *o, criterion_t c, const char *name) {
     return 0;
 }
 
+/* Option values: all from 256 up (no short form but -h), so that
+ * getopt_long's optopt names a long option by its value (bad_option). */
+enum {
+    OPT_GT = 256, OPT_GE, OPT_LT, OPT_LE, OPT_EQ, OPT_NE, OPT_RANGE, OPT_NONZERO, OPT_FINITE, OPT_NAN, OPT_FLAGS,
+    OPT_UNIQUE, OPT_PARTITION, OPT_INDICES, OPT_COUNT, OPT_QUIET, OPT_TIMING, OPT_DEVICE, OPT_FORMAT,
+    OPT_OUT_FORMAT, OPT_DTYPE, OPT_HELP, OPT_VERSION
+};
+
+static const struct option kLongs[] = {
+    {"gt", required_argument, NULL, OPT_GT},          {"ge", required_argument, NULL, OPT_GE},
+    {"lt", required_argument, NULL, OPT_LT},          {"le", required_argument, NULL, OPT_LE},
+    {"eq", required_argument, NULL, OPT_EQ},          {"ne", required_argument, NULL, OPT_NE},
+    {"range", required_argument, NULL, OPT_RANGE},    {"nonzero", no_argument, NULL, OPT_NONZERO},
+    {"finite", no_argument, NULL, OPT_FINITE},        {"nan", no_argument, NULL, OPT_NAN},
+    {"flags", required_argument, NULL, OPT_FLAGS},    {"unique", no_argument, NULL, OPT_UNIQUE},
+    {"partition", no_argument, NULL, OPT_PARTITION},  {"indices", no_argument, NULL, OPT_INDICES},
+    {"count", no_argument, NULL, OPT_COUNT},          {"quiet", no_argument, NULL, OPT_QUIET},
+    {"timing", no_argument, NULL, OPT_TIMING},        {"device", required_argument, NULL, OPT_DEVICE},
+    {"format", required_argument, NULL, OPT_FORMAT},  {"out-format", required_argument, NULL, OPT_OUT_FORMAT},
+    {"dtype", required_argument, NULL, OPT_DTYPE},    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},      {NULL, 0, NULL, 0}};
+
+/* One line for a usage error getopt_long found (its own messages are off):
+ * optopt is a long option's value, a short option's letter, or 0 for an
+ * unknown or ambiguous long option, already stepped past (argv[optind-1]). */
+static int bad_option(int c, char **argv) {
+    const char *name = NULL;
+    for (const struct option *l = kLongs; l->name; ++l)
+        if (optopt >= 256 && l->val == optopt) name = l->name;
+    if (c == ':') {
+        if (name) app_error(PROG, "option '--%s' needs a value", name);
+        else app_error(PROG, "option '-%c' needs a value", optopt);
+    } else if (name) {
+        app_error(PROG, "option '--%s' takes no value", name);
+    } else if (optopt > 0 && optopt < 256) {
+        app_error(PROG, "unknown option '-%c' (see --help)", optopt);
+    } else {
+        const char *a = argv[optind - 1], *eq = strchr(a, '=');
+        app_error(PROG, "unknown or ambiguous option '%.*s' (see --help)", eq ? (int)(eq - a) : (int)strlen(a), a);
+    }
+    return APP_EXIT_USAGE;
+}
+
 /* Returns APP_EXIT_OK, APP_EXIT_USAGE, or -1 for "--help/--version done". */
 static int parse_args(int argc, char **argv, options_t *o) {
     static const struct {
-        const char *name;
+        int opt;
         libscan_pred_kind_t kind;
-    } compares[] = {{"--gt", LIBSCAN_PRED_GT}, {"--ge", LIBSCAN_PRED_GE}, {"--lt", LIBSCAN_PRED_LT},
-                    {"--le", LIBSCAN_PRED_LE}, {"--eq", LIBSCAN_PRED_EQ}, {"--ne", LIBSCAN_PRED_NE}};
-    static const struct {
-        const char *name;
-        libscan_pred_kind_t kind;
-    } unary[] = {{"--nonzero", LIBSCAN_PRED_NONZERO}, {"--finite", LIBSCAN_PRED_FINITE}, {"--nan", LIBSCAN_PRED_ISNAN}};
-    const char *pos[3];
-    int npos = 0;
-    bool only_positional = false;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        if (only_positional || a[0] != '-' || strcmp(a, "-") == 0) {
-            if (npos == 2) {
-                app_error(PROG, "too many files: '%s' (expected IN OUT)", a);
-                return APP_EXIT_USAGE;
+    } preds[] = {{OPT_GT, LIBSCAN_PRED_GT},           {OPT_GE, LIBSCAN_PRED_GE},         {OPT_LT, LIBSCAN_PRED_LT},
+                 {OPT_LE, LIBSCAN_PRED_LE},           {OPT_EQ, LIBSCAN_PRED_EQ},         {OPT_NE, LIBSCAN_PRED_NE},
+                 {OPT_NONZERO, LIBSCAN_PRED_NONZERO}, {OPT_FINITE, LIBSCAN_PRED_FINITE}, {OPT_NAN, LIBSCAN_PRED_ISNAN}};
+    static const char *const pred_names[] = {"--gt", "--ge", "--lt", "--le", "--eq", "--ne",
+                                             "--nonzero", "--finite", "--nan"};
+    opterr = 0; /* our own one-line messages */
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", kLongs, NULL)) != -1) {
+        const char *v = optarg;
+        bool done = false;
+        for (size_t k = 0; k < sizeof preds / sizeof preds[0]; ++k)
+            if (c == preds[k].opt) {
+                if (set_criterion(o, CRIT_PRED, pred_names[k])) return APP_EXIT_USAGE;
+                o->kind = preds[k].kind;
+                o->value_text[0] = v; /* NULL for the unary ones */
+                done = true;
             }
-            pos[npos++] = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
-            only_positional = true;
-            continue;
-        }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        if (done) continue;
+        switch (c) {
+        case 'h': case OPT_HELP:
             usage(stdout);
             return -1;
-        }
-        if (strcmp(a, "--version") == 0) {
+        case OPT_VERSION:
             printf(PROG " (libscan %s)\n", libscan_version_string());
             return -1;
-        }
-        bool missing = false, matched = false;
-        const char *v;
-        for (size_t k = 0; k < sizeof compares / sizeof compares[0]; ++k) {
-            if ((v = app_option_value(argc, argv, &i, compares[k].name, &missing)) != NULL) {
-                if (set_criterion(o, CRIT_PRED, compares[k].name)) return APP_EXIT_USAGE;
-                o->kind = compares[k].kind;
-                o->value_text[0] = v;
-                matched = true;
-            }
-            if (missing) break;
-        }
-        if (matched) continue;
-        if (!missing) {
-            for (size_t k = 0; k < sizeof unary / sizeof unary[0]; ++k)
-                if (strcmp(a, unary[k].name) == 0) {
-                    if (set_criterion(o, CRIT_PRED, unary[k].name)) return APP_EXIT_USAGE;
-                    o->kind = unary[k].kind;
-                    matched = true;
-                }
-            if (matched) continue;
-        }
-        if (!missing && strcmp(a, "--range") == 0) {
-            if (i + 2 >= argc) {
+        case OPT_RANGE:
+            /* Two values: getopt_long gave LO; HI is the next argument,
+               taken as it is (a negative HI is not an option). */
+            if (optind >= argc) {
                 app_error(PROG, "option --range needs two values: --range LO HI");
                 return APP_EXIT_USAGE;
             }
             if (set_criterion(o, CRIT_PRED, "--range")) return APP_EXIT_USAGE;
             o->kind = LIBSCAN_PRED_RANGE;
-            o->value_text[0] = argv[++i];
-            o->value_text[1] = argv[++i];
-            continue;
-        }
-        if (!missing && (v = app_option_value(argc, argv, &i, "--flags", &missing)) != NULL) {
+            o->value_text[0] = v;
+            o->value_text[1] = argv[optind++];
+            break;
+        case OPT_FLAGS:
             if (set_criterion(o, CRIT_FLAGS, "--flags")) return APP_EXIT_USAGE;
             o->flags_path = v;
-            continue;
-        }
-        if (!missing && strcmp(a, "--unique") == 0) {
+            break;
+        case OPT_UNIQUE:
             if (set_criterion(o, CRIT_UNIQUE, "--unique")) return APP_EXIT_USAGE;
-            continue;
-        }
-        if (!missing && strcmp(a, "--partition") == 0) { o->partition = true; continue; }
-        if (!missing && strcmp(a, "--indices") == 0) { o->indices = true; continue; }
-        if (!missing && strcmp(a, "--count") == 0) { o->count_only = true; continue; }
-        if (!missing && strcmp(a, "--quiet") == 0) { o->quiet = true; continue; }
-        if (!missing && strcmp(a, "--timing") == 0) { o->timing = true; continue; }
-        if (!missing && (v = app_option_value(argc, argv, &i, "--device", &missing)) != NULL) {
+            break;
+        case OPT_PARTITION: o->partition = true; break;
+        case OPT_INDICES: o->indices = true; break;
+        case OPT_COUNT: o->count_only = true; break;
+        case OPT_QUIET: o->quiet = true; break;
+        case OPT_TIMING: o->timing = true; break;
+        case OPT_DEVICE:
             if (app_parse_device(v, &o->device)) {
                 app_error(PROG, "--device: '%s' is not cpu, gpu or auto", v);
                 return APP_EXIT_USAGE;
             }
-            continue;
-        }
-        if (!missing && (v = app_option_value(argc, argv, &i, "--format", &missing)) != NULL) {
+            break;
+        case OPT_FORMAT:
             if (arr_format_parse(v, &o->in_format)) {
                 app_error(PROG, "--format: '%s' is not auto, npy, raw or text", v);
                 return APP_EXIT_USAGE;
             }
-            continue;
-        }
-        if (!missing && (v = app_option_value(argc, argv, &i, "--out-format", &missing)) != NULL) {
+            break;
+        case OPT_OUT_FORMAT:
             if (arr_format_parse(v, &o->out_format)) {
                 app_error(PROG, "--out-format: '%s' is not auto, npy, raw or text", v);
                 return APP_EXIT_USAGE;
             }
-            continue;
-        }
-        if (!missing && (v = app_option_value(argc, argv, &i, "--dtype", &missing)) != NULL) {
+            break;
+        case OPT_DTYPE:
             if (arr_dtype_parse(v, &o->raw_dtype)) {
                 app_error(PROG, "--dtype: '%s' is not an element type (%s)", v, arr_dtype_list());
                 return APP_EXIT_USAGE;
             }
-            continue;
+            break;
+        default:
+            return bad_option(c, argv);
         }
-        if (missing) app_error(PROG, "option %s needs a value", a);
-        else app_error(PROG, "unknown option '%s' (see --help)", a);
-        return APP_EXIT_USAGE;
+    }
+    const char *pos[2];
+    int npos = 0;
+    for (int i = optind; i < argc; ++i) {
+        if (npos == 2) {
+            app_error(PROG, "too many files: '%s' (expected IN OUT)", argv[i]);
+            return APP_EXIT_USAGE;
+        }
+        pos[npos++] = argv[i];
     }
     if (npos == 0) {
         app_error(PROG, "no input file (usage: " PROG " IN OUT CRITERION; see --help)");
@@ -528,8 +553,11 @@ int main(int argc, char **argv) {
     if (o.count_only) {
         printf("%zu\n", k);
     } else {
-        printf("kept %zu of %zu\n", k, a.count);
-        if (o.partition) printf("split %zu\n", k);
+        /* With OUT "-" the data is on standard output: the summary goes to
+           standard error, so that the stream holds the data alone. */
+        FILE *msg = strcmp(o.out, "-") == 0 ? stderr : stdout;
+        fprintf(msg, "kept %zu of %zu\n", k, a.count);
+        if (o.partition) fprintf(msg, "split %zu\n", k);
     }
     if (fflush(stdout) != 0) {
         app_error(PROG, "writing to standard output failed");

@@ -4,16 +4,19 @@
  * Inputs larger than the memory limit are sorted in chunks and merged
  * (radixsort_chunked.c). See README.md and --help. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cuda_runtime_api.h>
 
 #include "common/array_io.h"
 #include "common/cli.h"
 #include <libscan/sort.h>
 #include "radixsort_chunked.h"
+#include "rs_output.h"
 
 static const char *prog = "radixsort";
 
@@ -28,7 +31,7 @@ static void usage(FILE *f) {
             "      --argsort        write the sorting permutation (int64 positions) to OUT instead of the keys\n"
             "  -u, --unique         keep only the first of equal keys (and its value)\n"
             "  -c, --check          only report whether IN is sorted (exit 0: sorted, 1: not)\n"
-            "      --in-place       allow OUT to be IN (OUT defaults to IN)\n"
+            "      --in-place       allow OUT to be IN (OUT defaults to IN), and --values-out to be --values\n"
             "      --dtype T        element type of raw files (%s)\n"
             "      --format F       auto|npy|raw|text for every file (default: from the extension)\n"
             "      --device D       auto|cpu|gpu (default auto: the GPU when usable)\n"
@@ -37,7 +40,12 @@ static void usage(FILE *f) {
             "                       the environment variable RADIXSORT_MEM_LIMIT sets it too)\n"
             "      --timing         print where the time went on stderr\n"
             "      --quiet          no progress, no notes\n"
-            "      --help, --version\n"
+            "  -h, --help, --version\n"
+            "Short options bundle (-ru), take their value attached or apart (-oOUT, -o OUT);\n"
+            "long ones take --opt=V or --opt V; options may come before or after IN; '--' ends\n"
+            "the options (for file names starting with '-'). Each output needs its own file,\n"
+            "and no output may be an input (except with --in-place). With --values, both\n"
+            "outputs replace their files together, only once both are complete.\n"
             "Key dtypes: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float32, float64, bool.\n"
             "Exit status: 0 success, 1 bad usage or input (or --check: not sorted), 2 internal/GPU failure.\n",
             arr_dtype_list());
@@ -117,6 +125,35 @@ static int check_sorted(const rs_job_t *job) {
     return rc;
 }
 
+/* Writes the keys (or positions) and the values, if any, as one unit: both
+ * files are complete in their stages before either replaces an existing file
+ * (rs_output.h), so a failure on one leaves both old files as they were.
+ * Returns an exit code, the error printed. */
+static int write_outputs(const rs_job_t *job, arr_dtype_t kdtype, const void *kdata, arr_dtype_t vdtype,
+                         const void *vdata, size_t n) {
+    char err[512];
+    rs_output_t outs[2];
+    memset(outs, 0, sizeof outs);
+    outs[0].slot = outs[1].slot = -1;
+    const char *paths[2] = {job->out_path, job->values_out_path};
+    const arr_dtype_t dtypes[2] = {kdtype, vdtype};
+    const void *data[2] = {kdata, vdata};
+    arr_status_t st = ARR_OK;
+    /* Open both before writing either: a bad path (e.g. a missing folder)
+       is then reported before any work is spent on the other file. */
+    for (int i = 0; i < 2 && st == ARR_OK; ++i)
+        if (paths[i]) st = rs_output_open(&outs[i], paths[i], job->out_format, dtypes[i], n, err, sizeof err);
+    for (int i = 0; i < 2 && st == ARR_OK; ++i)
+        if (paths[i]) st = rs_output_write(&outs[i], data[i], n, err, sizeof err);
+    for (int i = 0; i < 2 && st == ARR_OK; ++i)
+        if (paths[i]) st = rs_output_finish(&outs[i], err, sizeof err);
+    if (st == ARR_OK) st = rs_outputs_publish(outs, 2, err, sizeof err);
+    rs_output_abort(&outs[0]);
+    rs_output_abort(&outs[1]);
+    if (st != ARR_OK) app_error(prog, "%s", err);
+    return (int)st;
+}
+
 /* The whole input fits: read, sort, write. */
 static int sort_in_memory(const rs_job_t *job, app_timing_t *tm) {
     char err[512];
@@ -168,21 +205,9 @@ static int sort_in_memory(const rs_job_t *job, app_timing_t *tm) {
             memcpy((char *)gathered + i * vs, (const char *)vals.data + idx[i] * vs, vs);
     }
     app_timing_start(tm, "write");
-    if (job->values_out_path &&
-        arr_write(job->values_out_path, job->out_format, vals.dtype, gathered, kept, err, sizeof err) != ARR_OK) {
-        app_error(prog, "%s", err);
-        rc = APP_EXIT_USAGE;
-        goto done;
-    }
-    arr_status_t st = job->argsort
-                          ? arr_write(job->out_path, job->out_format, ARR_I64, idx, kept, err, sizeof err)
-                          : arr_write(job->out_path, job->out_format, job->key_file_dtype, keys.data, kept, err, sizeof err);
-    if (st != ARR_OK) {
-        app_error(prog, "%s", err);
-        if (job->values_out_path) unlink(job->values_out_path); /* keep the pair consistent: neither file */
-        rc = (int)st;
-        goto done;
-    }
+    rc = write_outputs(job, job->argsort ? ARR_I64 : job->key_file_dtype, job->argsort ? (const void *)idx : keys.data,
+                       vals.dtype, gathered, kept);
+    if (rc != APP_EXIT_OK) goto done;
     rc = APP_EXIT_OK;
     goto done;
 oom:
@@ -197,6 +222,83 @@ done:
     return rc;
 }
 
+/* The folder part of path ("." when none) into dir (cap bytes). */
+static void dir_of(const char *path, char *dir, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, cap, ".");
+    else if (slash == path) snprintf(dir, cap, "/");
+    else snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+}
+
+/* 1 when a and b name one file: the same st_dev/st_ino where both exist
+ * (links, "./x" and "x"); where neither exists yet, the same name in the
+ * same folder (by the folder's identity, so "d/./x" and "d/x" match); else
+ * the same path string. */
+static bool same_path(const char *a, const char *b) {
+    if (!strcmp(a, b) || app_same_file(a, b)) return true;
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 || stat(b, &sb) == 0) return false;
+    const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+    ba = ba ? ba + 1 : a;
+    bb = bb ? bb + 1 : b;
+    if (strcmp(ba, bb) != 0) return false;
+    char da[4096], db[4096];
+    dir_of(a, da, sizeof da);
+    dir_of(b, db, sizeof db);
+    return app_same_file(da, db) != 0;
+}
+
+/* Refuses an output that is an input (unless --in-place allows it) and two
+ * outputs on one file: `-o X --values-out X` would write the
+ * values and then the keys over them, losing the values. "-" (standard
+ * output) twice is the same clash. Returns 1 after printing the error. */
+static bool same_paths(const rs_job_t *job, bool in_place) {
+    const char *ins[2] = {job->in_path, job->values_path}, *outs[2] = {job->out_path, job->values_out_path};
+    if (outs[0] && outs[1] && same_path(outs[0], outs[1])) {
+        app_error(prog, "%s: given for both the keys (-o) and --values-out; each output needs its own file", outs[1]);
+        return true;
+    }
+    for (int o = 0; o < 2; ++o)
+        for (int i = 0; i < 2; ++i) {
+            if (!ins[i] || !outs[o] || !strcmp(outs[o], "-") || !same_path(ins[i], outs[o])) continue;
+            /* --in-place: the keys may go over IN and the values over the
+               --values file (both are read whole before either is written);
+               never one kind over the other. */
+            if (in_place && o == i) continue;
+            if (o == i)
+                app_error(prog, "%s: refusing to overwrite %s (use --in-place)", outs[o],
+                          i == 0 ? "the input" : "the --values file");
+            else
+                app_error(prog, "%s: refusing to overwrite %s with %s", outs[o], i == 0 ? "the input" : "the --values file",
+                          o == 0 ? "the keys" : "the values");
+            return true;
+        }
+    return false;
+}
+
+/* One line for a usage error getopt_long found (its own messages are off).
+ * Long options have values >= 256 (see main), so optopt says which kind
+ * failed: a short option's letter, a long option's value, or 0 for an
+ * unknown or ambiguous long option, which getopt_long has already stepped
+ * past (argv[optind - 1]). Returns the exit status. */
+static int bad_option(int c, const struct option *longs, char **argv) {
+    const char *name = NULL;
+    for (const struct option *l = longs; l->name; ++l)
+        if (optopt >= 256 && l->val == optopt) name = l->name;
+    if (c == ':') {
+        if (name) app_error(prog, "option '--%s' needs a value", name);
+        else app_error(prog, "option '-%c' needs a value", optopt);
+    } else if (name) {
+        app_error(prog, "option '--%s' takes no value", name);
+    } else if (optopt > 0 && optopt < 256) {
+        app_error(prog, "unknown option '-%c' (see --help)", optopt);
+    } else {
+        const char *a = argv[optind - 1], *eq = strchr(a, '=');
+        app_error(prog, "unknown or ambiguous option '%.*s' (see --help)", eq ? (int)(eq - a) : (int)strlen(a), a);
+    }
+    return APP_EXIT_USAGE;
+}
+
 int main(int argc, char **argv) {
     rs_job_t job;
     memset(&job, 0, sizeof job);
@@ -207,69 +309,75 @@ int main(int argc, char **argv) {
     const char *mem_limit_src = "RADIXSORT_MEM_LIMIT";
     char err[512];
 
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    /* Long options without a short form, and the long forms of the short
+     * ones, get values from 256 up, so that getopt_long's optopt tells a
+     * long option's error from a short one's (bad_option). */
+    enum { OPT_OUTPUT = 256, OPT_REVERSE, OPT_UNIQUE, OPT_CHECK, OPT_HELP, OPT_VERSION, OPT_VALUES, OPT_VALUES_OUT,
+           OPT_ARGSORT, OPT_IN_PLACE, OPT_DTYPE, OPT_FORMAT, OPT_DEVICE, OPT_MEM_LIMIT, OPT_TIMING, OPT_QUIET };
+    static const struct option longs[] = {
+        {"output", required_argument, NULL, OPT_OUTPUT},   {"reverse", no_argument, NULL, OPT_REVERSE},
+        {"unique", no_argument, NULL, OPT_UNIQUE},         {"check", no_argument, NULL, OPT_CHECK},
+        {"help", no_argument, NULL, OPT_HELP},             {"version", no_argument, NULL, OPT_VERSION},
+        {"values", required_argument, NULL, OPT_VALUES},   {"values-out", required_argument, NULL, OPT_VALUES_OUT},
+        {"argsort", no_argument, NULL, OPT_ARGSORT},       {"in-place", no_argument, NULL, OPT_IN_PLACE},
+        {"dtype", required_argument, NULL, OPT_DTYPE},     {"format", required_argument, NULL, OPT_FORMAT},
+        {"device", required_argument, NULL, OPT_DEVICE},   {"mem-limit", required_argument, NULL, OPT_MEM_LIMIT},
+        {"timing", no_argument, NULL, OPT_TIMING},         {"quiet", no_argument, NULL, OPT_QUIET},
+        {NULL, 0, NULL, 0}};
+    opterr = 0; /* our own one-line messages */
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:ruch", longs, NULL)) != -1) {
+        const char *v = optarg;
+        switch (c) {
+        case 'h': case OPT_HELP:
             usage(stdout);
             return APP_EXIT_OK;
-        } else if (!strcmp(a, "--version")) {
+        case OPT_VERSION:
             printf("radixsort (libscan %s)\n", libscan_version_string());
             return APP_EXIT_OK;
-        } else if (!strcmp(a, "-o")) {
-            if (++i >= argc) { app_error(prog, "option -o needs a value"); return APP_EXIT_USAGE; }
-            job.out_path = argv[i];
-        } else if ((v = app_option_value(argc, argv, &i, "--output", &missing))) {
-            job.out_path = v;
-        } else if (!strcmp(a, "-r") || !strcmp(a, "--reverse")) {
-            job.descending = true;
-        } else if (!strcmp(a, "-u") || !strcmp(a, "--unique")) {
-            job.unique = true;
-        } else if (!strcmp(a, "-c") || !strcmp(a, "--check")) {
-            check = true;
-        } else if (!strcmp(a, "--argsort")) {
-            job.argsort = true;
-        } else if (!strcmp(a, "--in-place")) {
-            in_place = true;
-        } else if (!strcmp(a, "--timing")) {
-            timing = true;
-        } else if (!strcmp(a, "--quiet")) {
-            job.quiet = true;
-        } else if ((v = app_option_value(argc, argv, &i, "--values", &missing))) {
-            job.values_path = v;
-        } else if (!missing && (v = app_option_value(argc, argv, &i, "--values-out", &missing))) {
-            job.values_out_path = v;
-        } else if (!missing && (v = app_option_value(argc, argv, &i, "--dtype", &missing))) {
+        case 'o': case OPT_OUTPUT: job.out_path = v; break;
+        case 'r': case OPT_REVERSE: job.descending = true; break;
+        case 'u': case OPT_UNIQUE: job.unique = true; break;
+        case 'c': case OPT_CHECK: check = true; break;
+        case OPT_ARGSORT: job.argsort = true; break;
+        case OPT_IN_PLACE: in_place = true; break;
+        case OPT_TIMING: timing = true; break;
+        case OPT_QUIET: job.quiet = true; break;
+        case OPT_VALUES: job.values_path = v; break;
+        case OPT_VALUES_OUT: job.values_out_path = v; break;
+        case OPT_DTYPE:
             if (arr_dtype_parse(v, &job.raw_dtype)) {
                 app_error(prog, "--dtype: unknown type '%s' (one of %s)", v, arr_dtype_list());
                 return APP_EXIT_USAGE;
             }
-        } else if (!missing && (v = app_option_value(argc, argv, &i, "--format", &missing))) {
+            break;
+        case OPT_FORMAT:
             if (arr_format_parse(v, &job.in_format)) {
                 app_error(prog, "--format: unknown format '%s' (auto, npy, raw, text)", v);
                 return APP_EXIT_USAGE;
             }
             job.out_format = job.in_format;
-        } else if (!missing && (v = app_option_value(argc, argv, &i, "--device", &missing))) {
+            break;
+        case OPT_DEVICE:
             if (app_parse_device(v, &device)) {
                 app_error(prog, "--device: '%s' is not auto, cpu or gpu", v);
                 return APP_EXIT_USAGE;
             }
-        } else if (!missing && (v = app_option_value(argc, argv, &i, "--mem-limit", &missing))) {
+            break;
+        case OPT_MEM_LIMIT:
             mem_limit_s = v;
             mem_limit_src = "--mem-limit";
-        } else if (missing) {
-            app_error(prog, "option %s needs a value", a);
-            return APP_EXIT_USAGE;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            app_error(prog, "unknown option '%s' (see --help)", a);
-            return APP_EXIT_USAGE;
-        } else if (job.in_path) {
-            app_error(prog, "more than one input file ('%s' and '%s')", job.in_path, a);
-            return APP_EXIT_USAGE;
-        } else {
-            job.in_path = a;
+            break;
+        default:
+            return bad_option(c, longs, argv);
         }
+    }
+    for (int i = optind; i < argc; ++i) {
+        if (job.in_path) {
+            app_error(prog, "more than one input file ('%s' and '%s')", job.in_path, argv[i]);
+            return APP_EXIT_USAGE;
+        }
+        job.in_path = argv[i];
     }
     if (!job.in_path) {
         app_error(prog, "no input file (see --help)");
@@ -290,15 +398,7 @@ int main(int argc, char **argv) {
         }
         job.out_path = job.in_path;
     }
-    if (!check && !in_place) {
-        const char *ins[2] = {job.in_path, job.values_path}, *outs[2] = {job.out_path, job.values_out_path};
-        for (int a = 0; a < 2; ++a)
-            for (int b = 0; b < 2; ++b)
-                if (ins[a] && outs[b] && (app_same_file(ins[a], outs[b]) || !strcmp(ins[a], outs[b]))) {
-                    app_error(prog, "%s: refusing to overwrite the input (use --in-place)", outs[b]);
-                    return APP_EXIT_USAGE;
-                }
-    }
+    if (!check && same_paths(&job, in_place)) return APP_EXIT_USAGE;
     size_t mem_limit = 0;
     if (mem_limit_s) {
         uint64_t v = 0;

@@ -1,5 +1,6 @@
 /* radixsort_chunked.c -- see radixsort_chunked.h. */
 #include "radixsort_chunked.h"
+#include "rs_output.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -141,7 +142,12 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     char err[512];
     int rc = APP_EXIT_INTERNAL;
     arr_reader_t *rd = NULL, *vrd = NULL;
-    arr_writer_t *w = NULL, *vw = NULL;
+    /* outs[0]: the keys (or argsort's positions), outs[1]: the values;
+       published together at the end (rs_output.h). */
+    rs_output_t outs[2];
+    memset(outs, 0, sizeof outs);
+    outs[0].slot = outs[1].slot = -1;
+    rs_output_t *w = NULL, *vw = NULL;
     run_t *runs = NULL;
     size_t nruns = 0;
     heap_item_t *heap = NULL;
@@ -263,16 +269,21 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     app_timing_start(timing, "merge");
     const arr_dtype_t out_dtype = job->argsort ? ARR_I64 : job->key_file_dtype;
     const size_t out_count = job->unique ? ARR_COUNT_UNKNOWN : n;
-    if (arr_writer_open(&w, job->out_path, job->out_format, out_dtype, out_count, err, sizeof err) != ARR_OK) {
+    arr_status_t ost = rs_output_open(&outs[0], job->out_path, job->out_format, out_dtype, out_count, err, sizeof err);
+    if (ost != ARR_OK) {
         app_error(job->prog, "%s", err);
-        rc = APP_EXIT_USAGE;
+        rc = (int)ost;
         goto done;
     }
-    if (job->values_out_path &&
-        arr_writer_open(&vw, job->values_out_path, job->out_format, vdtype, out_count, err, sizeof err) != ARR_OK) {
-        app_error(job->prog, "%s", err);
-        rc = APP_EXIT_USAGE;
-        goto done;
+    w = &outs[0];
+    if (job->values_out_path) {
+        ost = rs_output_open(&outs[1], job->values_out_path, job->out_format, vdtype, out_count, err, sizeof err);
+        if (ost != ARR_OK) {
+            app_error(job->prog, "%s", err);
+            rc = (int)ost;
+            goto done;
+        }
+        vw = &outs[1];
     }
     heap = malloc((nruns + 1) * sizeof(heap_item_t));
     if (!heap) goto done;
@@ -298,15 +309,16 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
             arr_status_t st;
             if (job->argsort) {
                 int64_t v = (int64_t)id;
-                st = arr_writer_write(w, &v, 1, err, sizeof err);
+                st = rs_output_write(w, &v, 1, err, sizeof err);
             } else {
                 memcpy(outk, kp, ks);
                 rs_narrow(job->key_file_dtype, outk, 1);
-                st = arr_writer_write(w, outk, 1, err, sizeof err);
+                st = rs_output_write(w, outk, 1, err, sizeof err);
             }
-            if (st == ARR_OK && vw) st = arr_writer_write(vw, r->vals + r->buf_at * vsize, 1, err, sizeof err);
+            if (st == ARR_OK && vw) st = rs_output_write(vw, r->vals + r->buf_at * vsize, 1, err, sizeof err);
             if (st != ARR_OK) {
                 app_error(job->prog, "%s", err);
+                rc = (int)st;
                 goto done;
             }
             ++written;
@@ -325,21 +337,22 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     }
     app_progress_end(&prog);
     app_timing_start(timing, "write");
-    if (vw) {
-        arr_writer_t *t = vw;
-        vw = NULL;
-        if (arr_writer_commit(t, err, sizeof err) != ARR_OK) {
+    /* Both files complete in their stages before either replaces anything,
+       so a failure leaves the old keys and values files as they were. */
+    for (int i = 0; i < 2; ++i) {
+        if (!outs[i].path) continue;
+        ost = rs_output_finish(&outs[i], err, sizeof err);
+        if (ost != ARR_OK) {
             app_error(job->prog, "%s", err);
+            rc = (int)ost;
             goto done;
         }
     }
-    {
-        arr_writer_t *t = w;
-        w = NULL;
-        if (arr_writer_commit(t, err, sizeof err) != ARR_OK) {
-            app_error(job->prog, "%s", err);
-            goto done;
-        }
+    ost = rs_outputs_publish(outs, 2, err, sizeof err);
+    if (ost != ARR_OK) {
+        app_error(job->prog, "%s", err);
+        rc = (int)ost;
+        goto done;
     }
     rc = APP_EXIT_OK;
     goto done;
@@ -349,8 +362,8 @@ io_fail:
 done:
     app_timing_stop(timing);
     app_progress_end(&prog);
-    arr_writer_abort(w);
-    arr_writer_abort(vw);
+    rs_output_abort(&outs[0]);
+    rs_output_abort(&outs[1]);
     arr_reader_close(rd);
     arr_reader_close(vrd);
     for (size_t r = 0; runs && r < nruns; ++r) {

@@ -4,11 +4,15 @@
 #include "common/cli.h"
 #include "common/image_io.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef SAT_BLUR_VERSION
 #define SAT_BLUR_VERSION "0"
@@ -58,12 +62,14 @@ static const char kHelp[] =
     "  --timing            print where the time went (decode, convert, upload, SAT,\n"
     "                      blur, download, encode) on stderr\n"
     "  --quiet             no progress output\n"
-    "  --help, --version\n"
+    "  -h, --help, --version\n"
     "\n"
     "The blur runs in linear light (sRGB decoded) with premultiplied alpha, on\n"
     "12-bit fixed-point samples; integer tables make GPU and CPU output identical.\n"
+    "Options may come before or after the files (--opt=V or --opt V); -- ends\n"
+    "the options.\n"
     "Exit status: 0 success, 1 bad usage or input (one line on stderr, no output\n"
-    "file), 2 GPU or internal failure.\n";
+    "file), 2 GPU or internal failure, or an I/O error while writing OUT.\n";
 
 typedef struct options {
     const char *in, *out, *depth;
@@ -89,6 +95,47 @@ static int parse_range(const char *name, const char *v, double lo, double hi, do
     return 1;
 }
 
+/* Option values, all from 256 up (no short form but -h), so that
+ * getopt_long's optopt names a long option by its value (bad_option). */
+enum {
+    OPT_DEPTH = 256, OPT_RADIUS, OPT_TILT_SHIFT, OPT_FOCUS, OPT_FOCUS_AT, OPT_APERTURE, OPT_MAX_RADIUS,
+    OPT_INVERT_DEPTH, OPT_PASSES, OPT_NO_LINEAR, OPT_QUALITY, OPT_DEVICE, OPT_MAX_PIXELS, OPT_FORCE, OPT_TIMING,
+    OPT_QUIET, OPT_HELP, OPT_VERSION
+};
+
+static const struct option kLongs[] = {
+    {"depth", required_argument, NULL, OPT_DEPTH},           {"radius", required_argument, NULL, OPT_RADIUS},
+    {"tilt-shift", no_argument, NULL, OPT_TILT_SHIFT},       {"focus", required_argument, NULL, OPT_FOCUS},
+    {"focus-at", required_argument, NULL, OPT_FOCUS_AT},     {"aperture", required_argument, NULL, OPT_APERTURE},
+    {"max-radius", required_argument, NULL, OPT_MAX_RADIUS}, {"invert-depth", no_argument, NULL, OPT_INVERT_DEPTH},
+    {"passes", required_argument, NULL, OPT_PASSES},         {"no-linear", no_argument, NULL, OPT_NO_LINEAR},
+    {"quality", required_argument, NULL, OPT_QUALITY},       {"device", required_argument, NULL, OPT_DEVICE},
+    {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS}, {"force", no_argument, NULL, OPT_FORCE},
+    {"timing", no_argument, NULL, OPT_TIMING},               {"quiet", no_argument, NULL, OPT_QUIET},
+    {"help", no_argument, NULL, OPT_HELP},                   {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0}};
+
+/* One line for a usage error getopt_long found (its own messages are off):
+ * optopt is a long option's value, a short option's letter, or 0 for an
+ * unknown or ambiguous long option, already stepped past (argv[optind-1]). */
+static int bad_option(int c, char **argv) {
+    const char *name = NULL;
+    for (const struct option *l = kLongs; l->name; ++l)
+        if (optopt >= 256 && l->val == optopt) name = l->name;
+    if (c == ':') {
+        if (name) app_error(kProg, "option '--%s' needs a value", name);
+        else app_error(kProg, "option '-%c' needs a value", optopt);
+    } else if (name) {
+        app_error(kProg, "option '--%s' takes no value", name);
+    } else if (optopt > 0 && optopt < 256) {
+        app_error(kProg, "unknown option '-%c' (see --help)", optopt);
+    } else {
+        const char *a = argv[optind - 1], *eq = strchr(a, '=');
+        app_error(kProg, "unknown or ambiguous option '%.*s' (see --help)", eq ? (int)(eq - a) : (int)strlen(a), a);
+    }
+    return APP_EXIT_USAGE;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, options_t *o) {
     memset(o, 0, sizeof *o);
@@ -99,88 +146,84 @@ static int parse_args(int argc, char **argv, options_t *o) {
     o->quality = 90;
     o->max_pixels = IMG_DEFAULT_MAX_PIXELS;
     o->device = APP_DEVICE_AUTO;
-    const char *pos[2] = {NULL, NULL};
-    int npos = 0;
-    bool only_files = false;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v;
-        bool missing = false;
-        char err[160];
-        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
-            if (npos == 2) {
-                app_error(kProg, "too many file arguments: '%s' (usage: sat_blur [options] IN OUT)", a);
-                return APP_EXIT_USAGE;
-            }
-            pos[npos++] = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
-            only_files = true;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    opterr = 0; /* our own one-line messages */
+    int c;
+    char err[160];
+    while ((c = getopt_long(argc, argv, ":h", kLongs, NULL)) != -1) {
+        const char *v = optarg;
+        switch (c) {
+        case 'h': case OPT_HELP:
             fputs(kHelp, stdout);
             return APP_EXIT_OK;
-        } else if (strcmp(a, "--version") == 0) {
+        case OPT_VERSION:
             printf("sat_blur (libscan %s)\n", SAT_BLUR_VERSION);
             return APP_EXIT_OK;
-        } else if (strcmp(a, "--invert-depth") == 0) {
-            o->invert = true;
-        } else if (strcmp(a, "--tilt-shift") == 0) {
-            o->tilt = true;
-        } else if (strcmp(a, "--no-linear") == 0) {
-            o->no_linear = true;
-        } else if (strcmp(a, "--timing") == 0) {
-            o->timing = true;
-        } else if (strcmp(a, "--quiet") == 0) {
-            o->quiet = true;
-        } else if (strcmp(a, "--force") == 0) {
-            o->force = true;
-        } else if ((v = app_option_value(argc, argv, &i, "--depth", &missing))) {
-            o->depth = v;
-        } else if ((v = app_option_value(argc, argv, &i, "--radius", &missing))) {
+        case OPT_INVERT_DEPTH: o->invert = true; break;
+        case OPT_TILT_SHIFT: o->tilt = true; break;
+        case OPT_NO_LINEAR: o->no_linear = true; break;
+        case OPT_TIMING: o->timing = true; break;
+        case OPT_QUIET: o->quiet = true; break;
+        case OPT_FORCE: o->force = true; break;
+        case OPT_DEPTH: o->depth = v; break;
+        case OPT_RADIUS:
             if (!parse_range("--radius", v, 0, BLUR_MAX_RADIUS, &o->radius)) return APP_EXIT_USAGE;
             o->radius_set = true;
-        } else if ((v = app_option_value(argc, argv, &i, "--focus", &missing))) {
+            break;
+        case OPT_FOCUS:
             if (!parse_range("--focus", v, 0, 1, &o->focus)) return APP_EXIT_USAGE;
             o->focus_set = true;
-        } else if ((v = app_option_value(argc, argv, &i, "--focus-at", &missing))) {
+            break;
+        case OPT_FOCUS_AT:
             if (app_parse_pair_i64(v, INT32_MIN, INT32_MAX, &o->focus_x, &o->focus_y, err, sizeof err) != 0) {
                 app_error(kProg, "--focus-at: %s (want X,Y: a pixel of the image)", err);
                 return APP_EXIT_USAGE;
             }
             o->focus_at_set = true;
-        } else if ((v = app_option_value(argc, argv, &i, "--aperture", &missing))) {
+            break;
+        case OPT_APERTURE:
             if (!parse_range("--aperture", v, 0, 1e6, &o->aperture)) return APP_EXIT_USAGE;
             o->aperture_set = true;
-        } else if ((v = app_option_value(argc, argv, &i, "--max-radius", &missing))) {
+            break;
+        case OPT_MAX_RADIUS:
             if (!parse_range("--max-radius", v, 0, BLUR_MAX_RADIUS, &o->max_radius)) return APP_EXIT_USAGE;
             o->max_radius_set = true;
-        } else if ((v = app_option_value(argc, argv, &i, "--passes", &missing))) {
+            break;
+        case OPT_PASSES:
             if (app_parse_i64(v, 1, 16, &o->passes, err, sizeof err) != 0) {
                 app_error(kProg, "--passes: %s", err);
                 return APP_EXIT_USAGE;
             }
-        } else if ((v = app_option_value(argc, argv, &i, "--quality", &missing))) {
+            break;
+        case OPT_QUALITY:
             if (app_parse_i64(v, 1, 100, &o->quality, err, sizeof err) != 0) {
                 app_error(kProg, "--quality: %s", err);
                 return APP_EXIT_USAGE;
             }
-        } else if ((v = app_option_value(argc, argv, &i, "--max-pixels", &missing))) {
+            break;
+        case OPT_MAX_PIXELS:
             if (app_parse_u64(v, 1, UINT64_MAX, &o->max_pixels, err, sizeof err) != 0) {
                 app_error(kProg, "--max-pixels: %s", err);
                 return APP_EXIT_USAGE;
             }
-        } else if ((v = app_option_value(argc, argv, &i, "--device", &missing))) {
+            break;
+        case OPT_DEVICE:
             if (app_parse_device(v, &o->device) != 0) {
                 app_error(kProg, "--device: '%s' is not auto, cpu or gpu", v);
                 return APP_EXIT_USAGE;
             }
-        } else if (missing) {
-            app_error(kProg, "option %s needs a value", a);
-            return APP_EXIT_USAGE;
-        } else {
-            app_error(kProg, "unknown option '%s' (see --help)", a);
+            break;
+        default:
+            return bad_option(c, argv);
+        }
+    }
+    const char *pos[2] = {NULL, NULL};
+    int npos = 0;
+    for (int i = optind; i < argc; ++i) {
+        if (npos == 2) {
+            app_error(kProg, "too many file arguments: '%s' (usage: sat_blur [options] IN OUT)", argv[i]);
             return APP_EXIT_USAGE;
         }
+        pos[npos++] = argv[i];
     }
     if (npos < 2) {
         app_error(kProg, "missing %s (usage: sat_blur [options] IN OUT)", npos == 0 ? "IN and OUT files" : "OUT file");
@@ -244,6 +287,21 @@ static float *depth_values(const img_t *d, char *err, size_t errlen) {
         all[i] = s / (float)colour; /* in place: i <= i * C */
     }
     return all;
+}
+
+/* 1 when OUT could be written: not a directory, in an existing folder that
+ * this process may write into. Asked after img_write failed, to tell the
+ * user's mistake (exit 1) from an I/O failure (exit 2). */
+static int destination_usable(const char *out) {
+    struct stat st;
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+    const char *slash = strrchr(out, '/');
+    char dir[4096];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == out) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - out), out);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
+    return access(dir, W_OK | X_OK) == 0;
 }
 
 int main(int argc, char **argv) {
@@ -349,7 +407,15 @@ int main(int argc, char **argv) {
         goto fail;
     }
     img_write_opts_t wo = {(int)o.quality};
-    if (img_write(o.out, &outimg, &wo, err, sizeof err) != 0) goto fail; /* unwritable output: bad input, 1 */
+    if (img_write(o.out, &outimg, &wo, err, sizeof err) != 0) {
+        /* img_write returns -1 for every failure, with one message. A
+           destination the user got wrong (no such folder, not writable, a
+           directory) is bad input, 1; with a usable destination the failure
+           happened while writing (disk full, I/O error), 2, as the README
+           says. */
+        rc = destination_usable(o.out) ? APP_EXIT_INTERNAL : APP_EXIT_USAGE;
+        goto fail;
+    }
     app_timing_stop(&tm);
     app_timing_print(&tm, kProg);
     rc = APP_EXIT_OK;

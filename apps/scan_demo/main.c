@@ -10,6 +10,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -48,8 +49,11 @@ static void usage(FILE *f) {
           "                 cpu: scan on the CPU with a plain loop\n"
           "                 default: the GPU if there is one, else the CPU (with a note\n"
           "                 on standard error)\n"
-          "  --help         show this help and exit\n"
+          "  -h, --help     show this help and exit\n"
           "  --version      show the versions of scan_demo and libscan and exit\n"
+          "\n"
+          "Options may come before or after FILE (--op=min or --op min); -- ends the\n"
+          "options, for a FILE whose name starts with '-'.\n"
           "\n"
           "FILE holds one number per line (blank lines are skipped); - reads standard\n"
           "input. If every line is an integer that fits in 64 bits, the scan runs over\n"
@@ -67,34 +71,57 @@ static void usage(FILE *f) {
  * Command line
  * ------------------------------------------------------------------------- */
 
+/* Option values, all from 256 up (no short form but -h), so that
+ * getopt_long's optopt names a long option by its value (bad_option). */
+enum { OPT_OP = 256, OPT_EXCLUSIVE, OPT_DEVICE, OPT_HELP, OPT_VERSION };
+
+static const struct option kLongs[] = {{"op", required_argument, NULL, OPT_OP},
+                                       {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
+                                       {"device", required_argument, NULL, OPT_DEVICE},
+                                       {"help", no_argument, NULL, OPT_HELP},
+                                       {"version", no_argument, NULL, OPT_VERSION},
+                                       {NULL, 0, NULL, 0}};
+
+/* One line for a usage error getopt_long found (its own messages are off):
+ * optopt is a long option's value, a short option's letter, or 0 for an
+ * unknown or ambiguous long option, already stepped past (argv[optind-1]). */
+static int bad_option(int c, char **argv) {
+    const char *name = NULL;
+    for (const struct option *l = kLongs; l->name; ++l)
+        if (optopt >= 256 && l->val == optopt) name = l->name;
+    if (c == ':') {
+        if (name) app_error(PROG, "option '--%s' needs a value; see --help", name);
+        else app_error(PROG, "option '-%c' needs a value; see --help", optopt);
+    } else if (name) {
+        app_error(PROG, "option '--%s' takes no value; see --help", name);
+    } else if (optopt > 0 && optopt < 256) {
+        app_error(PROG, "unknown option '-%c'; see --help", optopt);
+    } else {
+        const char *a = argv[optind - 1], *eq = strchr(a, '=');
+        app_error(PROG, "unknown or ambiguous option '%.*s'; see --help", eq ? (int)(eq - a) : (int)strlen(a), a);
+    }
+    return EXIT_USAGE;
+}
+
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options_t *o) {
     o->op = LIBSCAN_OP_SUM;
     o->exclusive = false;
     o->device = APP_DEVICE_AUTO;
     o->path = NULL;
-    bool only_files = false;
-    for (int i = 1; i < argc; ++i) {
-        const char *arg = argv[i];
-        const char *v;
-        bool missing = false;
-        if (only_files || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            if (o->path) {
-                fprintf(stderr, PROG ": more than one FILE given ('%s' and '%s'); see --help\n", o->path, arg);
-                return EXIT_USAGE;
-            }
-            o->path = arg;
-        } else if (strcmp(arg, "--") == 0) {
-            only_files = true;
-        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+    opterr = 0; /* our own one-line messages */
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", kLongs, NULL)) != -1) {
+        const char *v = optarg;
+        switch (c) {
+        case 'h': case OPT_HELP:
             usage(stdout);
             return EXIT_SUCCESS;
-        } else if (strcmp(arg, "--version") == 0) {
+        case OPT_VERSION:
             printf(PROG " %s (libscan %s)\n", LIBSCAN_VERSION_STRING, libscan_version_string());
             return EXIT_SUCCESS;
-        } else if (strcmp(arg, "--exclusive") == 0) {
-            o->exclusive = true;
-        } else if ((v = app_option_value(argc, argv, &i, "--op", &missing)) != NULL) {
+        case OPT_EXCLUSIVE: o->exclusive = true; break;
+        case OPT_OP:
             if (strcmp(v, "sum") == 0) o->op = LIBSCAN_OP_SUM;
             else if (strcmp(v, "min") == 0) o->op = LIBSCAN_OP_MIN;
             else if (strcmp(v, "max") == 0) o->op = LIBSCAN_OP_MAX;
@@ -102,18 +129,23 @@ static int parse_args(int argc, char **argv, options_t *o) {
                 fprintf(stderr, PROG ": --op must be sum, min or max, not '%s'\n", v);
                 return EXIT_USAGE;
             }
-        } else if ((v = app_option_value(argc, argv, &i, "--device", &missing)) != NULL) {
+            break;
+        case OPT_DEVICE:
             if (strcmp(v, "auto") == 0 || app_parse_device(v, &o->device) != 0) {
                 fprintf(stderr, PROG ": --device must be cpu or gpu, not '%s'\n", v);
                 return EXIT_USAGE;
             }
-        } else if (missing) {
-            fprintf(stderr, PROG ": option %s needs a value; see --help\n", arg);
-            return EXIT_USAGE;
-        } else {
-            fprintf(stderr, PROG ": unknown option '%s'; see --help\n", arg);
+            break;
+        default:
+            return bad_option(c, argv);
+        }
+    }
+    for (int i = optind; i < argc; ++i) {
+        if (o->path) {
+            fprintf(stderr, PROG ": more than one FILE given ('%s' and '%s'); see --help\n", o->path, argv[i]);
             return EXIT_USAGE;
         }
+        o->path = argv[i];
     }
     if (!o->path) {
         fprintf(stderr, PROG ": no input FILE given; see --help\n");

@@ -213,4 +213,58 @@ else
     expect 2 "device gpu without GPU" "$tmp/a.txt" "$tmp/g.txt" --gt 1 --device gpu && one_line "device gpu without GPU" "--device gpu"
 fi
 
+# ---- option forms (issue 21, item 4): getopt_long in every spelling -----------------
+# a.txt holds 5 1 7 2 9 3 3.
+forms() { # NAME EXPECTED-OUTPUT-FILE-CONTENT ARGS... (OUT is $tmp/f.txt or given in ARGS)
+    local name=$1 want=$2
+    shift 2
+    rm -f "$tmp/f.txt"
+    expect 0 "$name" "$@" && file_is "$name" "$tmp/f.txt" "$want"
+}
+forms "--gt=V" "5 7 9" --device=cpu --quiet "$tmp/a.txt" "$tmp/f.txt" --gt=4
+forms "--gt V, options first" "5 7 9" --device cpu --quiet --gt 4 "$tmp/a.txt" "$tmp/f.txt"
+forms "options between files" "5 7 9" "$tmp/a.txt" --gt 4 --device cpu "$tmp/f.txt" --quiet
+forms "--gt negative value" "5 1 7 2 9 3 3" --device cpu --quiet "$tmp/a.txt" "$tmp/f.txt" --gt -3
+forms "--range LO HI first" "5 7 3 3" --range 3 7 --device cpu --quiet "$tmp/a.txt" "$tmp/f.txt"
+forms "--range negative" "1 2" --device cpu --quiet "$tmp/a.txt" "$tmp/f.txt" --range -2 2
+forms "--range=LO HI" "5 7 3 3" --device cpu --quiet "$tmp/a.txt" "$tmp/f.txt" --range=3 7
+cp "$tmp/a.txt" "$tmp/-a.txt"
+in_tmp() { (cd "$tmp" && "$@"); }
+rm -f "$tmp/-f.txt"
+expect_cmd 0 "-- then files named -a.txt -f.txt" in_tmp "$prog" --device cpu --quiet --gt 4 -- -a.txt -f.txt &&
+    file_is "--" "$tmp/-f.txt" "5 7 9"
+expect_cmd 1 "-a.txt without --" in_tmp "$prog" --device cpu --gt 4 -a.txt f.txt && one_line "-a.txt without --" "'-a'"
+expect 1 "unknown short option" "$tmp/a.txt" "$tmp/f.txt" --gt 4 -x && one_line "unknown short option" "'-x'"
+expect 1 "flag with a value" "$tmp/a.txt" "$tmp/f.txt" --gt 4 --quiet=yes && one_line "flag with a value" "--quiet"
+expect 1 "unknown option with =" "$tmp/a.txt" "$tmp/f.txt" --gt 4 --frob=3 && one_line "unknown option with =" "--frob"
+expect 0 "-h" -h && grep -q '^Usage: compact' "$tmp/out" || fail "-h: no usage line"
+
+# ---- OUT "-": standard output holds the data alone (issue 21, item 3) ---------------
+if expect 0 "OUT - text" --device cpu --quiet "$tmp/a.txt" - --ge 0 --out-format text; then
+    stdout_is "OUT -: stdout is the data only" "5
+1
+7
+2
+9
+3
+3"
+    grep -q "kept 7 of 7" "$tmp/err" || fail "OUT -: the summary is not on stderr: $(cat "$tmp/err")"
+fi
+if expect 0 "OUT - partition" --device cpu --quiet "$tmp/a.txt" - --gt 4 --partition --out-format text; then
+    stdout_is "OUT - --partition: stdout is the data only" "5
+7
+9
+1
+2
+3
+3"
+    grep -q "split 3" "$tmp/err" || fail "OUT - --partition: 'split 3' is not on stderr: $(cat "$tmp/err")"
+fi
+# Binary data on stdout: exactly the bytes of the same file written to disk.
+if expect 0 "OUT - npy file" --device cpu --quiet "$tmp/a.txt" "$tmp/s.npy" --gt 1; then
+    if expect 0 "OUT - npy stream" --device cpu --quiet "$tmp/a.txt" - --gt 1 --out-format npy; then
+        cmp -s "$tmp/out" "$tmp/s.npy" || fail "OUT - npy: stdout differs from the file's bytes"
+    fi
+fi
+
 cli_finish "compact CLI"

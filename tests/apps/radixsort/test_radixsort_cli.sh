@@ -236,4 +236,81 @@ expect_error "bad --mem-limit" "$tmp/x.npy" "$RS" "$tmp/u4.npy" -o "$tmp/x.npy" 
 expect_error "zero --mem-limit" "$tmp/x.npy" "$RS" "$tmp/u4.npy" -o "$tmp/x.npy" --mem-limit 0
 expect_error "bad RADIXSORT_MEM_LIMIT" "$tmp/x.npy" env RADIXSORT_MEM_LIMIT=-5 "$RS" "$tmp/u4.npy" -o "$tmp/x.npy"
 
+# --- option forms (issue 21, item 4): getopt_long in every spelling ---------
+# k.txt holds 5 -3 10 0 -3: descending and unique is "10 5 0 -3".
+text_is() { # text_is NAME FILE WANT (lines joined by spaces)
+    local got
+    got=$(tr '\n' ' ' <"$2" | sed 's/ $//')
+    [[ $got == "$3" ]] && ok "$1" || fail "$1: got '$got', expected '$3'"
+}
+in_tmp() { (cd "$tmp" && "$@"); }
+rm -f "$tmp"/f*.txt
+expect_cmd 0 "bundled -ru" "$RS" "$tmp/k.txt" -ru -o "$tmp/f1.txt" --device cpu --quiet && text_is "bundled -ru" "$tmp/f1.txt" "10 5 0 -3"
+expect_cmd 0 "-oFILE" "$RS" "$tmp/k.txt" -o"$tmp/f2.txt" --device cpu --quiet && text_is "-oFILE" "$tmp/f2.txt" "-3 -3 0 5 10"
+expect_cmd 0 "bundle ending in -o, value apart" "$RS" "$tmp/k.txt" -ruo "$tmp/f3.txt" --device cpu --quiet && text_is "-ruo FILE" "$tmp/f3.txt" "10 5 0 -3"
+expect_cmd 0 "bundle ending in -o, value attached" "$RS" "$tmp/k.txt" -ruo"$tmp/f4.txt" --device cpu --quiet && text_is "-ruoFILE" "$tmp/f4.txt" "10 5 0 -3"
+expect_cmd 0 "--output=" "$RS" "$tmp/k.txt" --output="$tmp/f5.txt" --device=cpu --quiet && text_is "--output=FILE" "$tmp/f5.txt" "-3 -3 0 5 10"
+expect_cmd 0 "options before IN" "$RS" --device cpu --quiet -r --output "$tmp/f6.txt" "$tmp/k.txt" && text_is "options before IN" "$tmp/f6.txt" "10 5 0 -3 -3"
+cp "$tmp/k.txt" "$tmp/-k.txt"
+expect_cmd 0 "-- then a file named -k.txt" in_tmp "$RS" --device cpu --quiet -o -out.txt -- -k.txt &&
+    text_is "-- ends the options" "$tmp/-out.txt" "-3 -3 0 5 10"
+expect_error "-k.txt without --" "$tmp/f7.txt" in_tmp "$RS" --device cpu -o f7.txt -k.txt
+grep -qF -- "'-k'" "$tmp/err" || fail "-k.txt without --: does not name '-k': $(cat "$tmp/err")"
+expect_cmd 0 "-c in a bundle" "$RS" "$tmp/f1.txt" -rc --quiet && ok "-rc: sorted descending"
+expect_error "unknown short option in a bundle" "$tmp/f8.txt" "$RS" "$tmp/k.txt" -rx -o "$tmp/f8.txt"
+grep -qF -- "'-x'" "$tmp/err" || fail "-rx: does not name '-x': $(cat "$tmp/err")"
+expect_error "--output without value" "" "$RS" "$tmp/k.txt" --output
+grep -qF -- "--output" "$tmp/err" || fail "--output without value: does not name --output: $(cat "$tmp/err")"
+expect_error "unknown long option with =" "$tmp/f9.txt" "$RS" "$tmp/k.txt" -o "$tmp/f9.txt" --bogus=3
+grep -qF -- "--bogus" "$tmp/err" || fail "--bogus=3: does not name --bogus: $(cat "$tmp/err")"
+expect_error "flag given a value" "$tmp/f9.txt" "$RS" "$tmp/k.txt" -o "$tmp/f9.txt" --quiet=1
+grep -qF -- "--quiet" "$tmp/err" || fail "--quiet=1: does not name --quiet: $(cat "$tmp/err")"
+
+# --- outputs that clash (issue 21, item 3): -o X --values-out X -------------
+py make "$tmp/ck.npy" '<u4' u4dup 500 "$SEED"
+py iota "$tmp/cv.npy" '<i8' 500
+expect_error "-o X --values-out X refused" "$tmp/same.npy" "$RS" "$tmp/ck.npy" --values "$tmp/cv.npy" -o "$tmp/same.npy" --values-out "$tmp/same.npy" --device cpu
+expect_error "-o X --values-out ./X refused" "$tmp/same.npy" "$RS" "$tmp/ck.npy" --values "$tmp/cv.npy" -o "$tmp/same.npy" --values-out "$tmp/./same.npy" --device cpu
+cp "$tmp/cv.npy" "$tmp/same.npy"; cp "$tmp/cv.npy" "$tmp/same.orig.npy"
+ln -sf same.npy "$tmp/samelink.npy"
+expect_error "-o X --values-out link-to-X refused" "" "$RS" "$tmp/ck.npy" --values "$tmp/cv.npy" -o "$tmp/same.npy" --values-out "$tmp/samelink.npy" --device cpu
+cmp -s "$tmp/same.npy" "$tmp/same.orig.npy" && ok "existing X untouched" || fail "existing X changed"
+expect_error "-o - --values-out - refused" "" "$RS" "$tmp/ck.npy" --values "$tmp/cv.npy" -o - --values-out - --device cpu
+expect_error "keys over the --values file refused" "" "$RS" "$tmp/ck.npy" --values "$tmp/same.npy" -o "$tmp/same.npy" --values-out "$tmp/cvo.npy" --device cpu
+cmp -s "$tmp/same.npy" "$tmp/same.orig.npy" && ok "--values file untouched" || fail "--values file changed"
+expect_error "values over IN refused" "" "$RS" "$tmp/ck.npy" --values "$tmp/cv.npy" -o "$tmp/cko.npy" --values-out "$tmp/ck.npy" --device cpu
+expect_error "values over IN refused with --in-place too" "" "$RS" "$tmp/ck.npy" --in-place --values "$tmp/cv.npy" --values-out "$tmp/ck.npy" --device cpu
+cp "$tmp/ck.npy" "$tmp/ipk.npy"; cp "$tmp/cv.npy" "$tmp/ipv.npy"
+expect_cmd 0 "--in-place with values in place" "$RS" "$tmp/ipk.npy" --in-place --values "$tmp/ipv.npy" --values-out "$tmp/ipv.npy" --device cpu --quiet &&
+    check "--in-place keys and values" "$tmp/ck.npy" "$tmp/ipk.npy" "values=$tmp/cv.npy,$tmp/ipv.npy"
+
+# --- a failing output leaves every old file (issue 21, item 3) ---------------
+# Old files to keep: the values and keys from the previous run.
+for mode in "in memory:" "chunked:--mem-limit 4000"; do
+    label=${mode%%:*} extra=${mode#*:}
+    cp "$tmp/cv.npy" "$tmp/oldv.npy"; cp "$tmp/cv.npy" "$tmp/oldv.orig.npy"
+    # shellcheck disable=SC2086
+    expect_error "$label: -o into a missing folder" "" "$RS" "$tmp/ck.npy" --values "$tmp/cv.npy" --values-out "$tmp/oldv.npy" -o "$tmp/nodir/k.npy" --device cpu $extra
+    cmp -s "$tmp/oldv.npy" "$tmp/oldv.orig.npy" && ok "$label: existing --values-out kept when -o fails" ||
+        fail "$label: existing --values-out was $([[ -e $tmp/oldv.npy ]] && echo changed || echo deleted) when -o failed"
+done
+# The keys fail while being written (file size limit: the keys as text are
+# about 55 KB, the values as .npy 10 KB, the limit 30 blocks), after the
+# values file is complete: both old files must stay.
+limited() { (trap '' XFSZ; ulimit -f "$1"; shift; exec "$@"); }
+py make "$tmp/lk.npy" '<u4' u4 5000 "$SEED"
+py iota "$tmp/lv.npy" '<u2' 5000
+cp "$tmp/lv.npy" "$tmp/lvo.orig.npy"
+for extra in "" "--mem-limit 8000"; do
+    printf 'old keys\n' >"$tmp/lko.txt"; cp "$tmp/lvo.orig.npy" "$tmp/lvo.npy"
+    # shellcheck disable=SC2086
+    if expect_cmd 2 "keys write fails ($extra)" limited 30 "$RS" "$tmp/lk.npy" --values "$tmp/lv.npy" --values-out "$tmp/lvo.npy" --format auto -o "$tmp/lko.txt" --device cpu --quiet $extra; then
+        one_line "keys write fails ($extra)" "lko.txt"
+        no_file "keys write fails ($extra): no temporary file" ""
+    fi
+    [[ $(cat "$tmp/lko.txt") == "old keys" ]] && ok "failed keys write ($extra): old keys file kept" || fail "failed keys write ($extra): old keys file changed"
+    cmp -s "$tmp/lvo.npy" "$tmp/lvo.orig.npy" && ok "failed keys write ($extra): old values file kept" ||
+        fail "failed keys write ($extra): old values file $([[ -e $tmp/lvo.npy ]] && echo changed || echo deleted)"
+done
+
 cli_finish "radixsort CLI"

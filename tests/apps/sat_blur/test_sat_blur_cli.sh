@@ -190,4 +190,46 @@ else
     [[ ${LIBSCAN_REQUIRE_GPU:-0} == 1 ]] && fail "LIBSCAN_REQUIRE_GPU=1 but the GPU run failed"
 fi
 
+# --- option forms (issue 21, item 4): getopt_long in every spelling -------------
+png 40 30 2 8 "$tmp/small.png"
+"$prog" --device cpu --quiet --radius 2 "$tmp/small.png" "$tmp/ref.png" || fail "reference run"
+same_as_ref() { # NAME FILE
+    cmp -s "$2" "$tmp/ref.png" || fail "$1: output differs from '--radius 2'"
+}
+rm -f "$tmp/f.png"
+expect 0 "--radius=2" -- --device=cpu --quiet --radius=2 "$tmp/small.png" "$tmp/f.png" && same_as_ref "--radius=2" "$tmp/f.png"
+rm -f "$tmp/f.png"
+expect 0 "options after the files" -- "$tmp/small.png" "$tmp/f.png" --radius 2 --device cpu --quiet && same_as_ref "options after" "$tmp/f.png"
+cp "$tmp/small.png" "$tmp/-small.png"
+in_tmp() { (cd "$tmp" && "$@"); }
+rm -f "$tmp/-f.png"
+expect_cmd 0 "-- then files named -small.png -f.png" in_tmp "$prog" --device cpu --quiet --radius 2 -- -small.png -f.png &&
+    same_as_ref "--" "$tmp/-f.png"
+expect_cmd 1 "-small.png without --" in_tmp "$prog" --device cpu -small.png f.png && one_line "-small.png without --" "'-s'"
+bad "unknown short option" "'-x'" -- -x "$img" "$out"
+bad "flag with a value" "--quiet" -- --quiet=1 "$img" "$out"
+bad "unknown option with =" "--frob" -- --frob=2 "$img" "$out"
+expect 0 "-h" -- -h && { grep -q '^Usage: sat_blur' "$tmp/out" || fail "-h: no usage line"; }
+
+# --- write failures (issue 21, item 3): I/O errors are exit 2 ------------------
+# A file size limit of 1 block makes writing the scene's image fail (EFBIG,
+# as a full disk fails with ENOSPC) while the one error line still fits in
+# the stderr file; SIGXFSZ is ignored so that the write returns the error.
+limited() { (trap '' XFSZ; ulimit -f "$1"; shift; exec "$@"); }
+rm -f "$tmp/w.png"
+if expect_cmd 2 "write error" limited 1 "$prog" --device cpu --quiet --radius 2 "$img" "$tmp/w.png"; then
+    one_line "write error" "w.png"
+fi
+no_file "write error" "$tmp/w.png"
+# The user's mistakes about the destination stay exit 1.
+bad "output folder missing" "nodir" -- --device cpu --radius 2 "$tmp/small.png" "$tmp/nodir/o.png"
+mkdir -p "$tmp/dir.png"
+expect 1 "output is a directory" -- --device cpu --radius 2 "$tmp/small.png" "$tmp/dir.png" && one_line "output is a directory" "dir.png"
+# /dev/full as OUT (root can write there): refused by its missing image
+# extension before anything is written, and the device stays a device.
+if [[ -c /dev/full && -w /dev/full ]]; then
+    expect 1 "/dev/full" -- --device cpu --radius 2 "$tmp/small.png" /dev/full && one_line "/dev/full" "/dev/full"
+    [[ -c /dev/full ]] || fail "/dev/full is no longer a character device"
+fi
+
 cli_finish "sat_blur CLI"

@@ -60,6 +60,22 @@ if expect 0 "sample" -- --device cpu "$sample"; then
     [[ $(wc -l <"$tmp/out") == $(grep -c . "$sample") ]] || fail "sample: not one output line per input line"
 fi
 
+# --- option forms (issue 21, item 4): getopt_long in every spelling -------------
+expect 0 "options after FILE" -- "$tmp/ints.txt" --op max --device cpu && same_output "options after FILE" "3 3 4 4 4"
+expect 0 "--opt=value" -- --op=min --device=cpu "$tmp/ints.txt" && same_output "--opt=value" "3 -1 -1 -1 -5"
+cp "$tmp/ints.txt" "$tmp/-ints.txt"
+in_tmp() { (cd "$tmp" && "$@"); }
+if expect_cmd 0 "-- then a file named -ints.txt" in_tmp "$demo" --device cpu -- -ints.txt; then
+    same_output "--" "3 2 6 7 2"
+fi
+expect_cmd 1 "-ints.txt without --" in_tmp "$demo" --device cpu -ints.txt && one_line "-ints.txt without --" "'-i'"
+expect 0 "- after --" -- --device cpu -- - <"$tmp/ints.txt" && same_output "- after --" "3 2 6 7 2"
+expect 1 "unknown short option" -- -x "$tmp/ints.txt" && one_line "unknown short option" "'-x'"
+expect 1 "flag with a value" -- --exclusive=1 "$tmp/ints.txt" && one_line "flag with a value" "--exclusive"
+expect 1 "unknown option with =" -- --frob=1 "$tmp/ints.txt" && one_line "unknown option with =" "--frob"
+expect 1 "device without value" -- "$tmp/ints.txt" --device && one_line "device without value" "--device"
+if expect 0 "-h" -- -h; then grep -q '^Usage: scan_demo' "$tmp/out" || fail "-h: no usage line"; fi
+
 # --- default device: the GPU, or the CPU with one note ----------------------------
 if expect 0 "auto device" -- --op max "$sample"; then
     cp "$tmp/out" "$tmp/auto.txt"
