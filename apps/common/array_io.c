@@ -80,12 +80,9 @@ static char *next_token(arr_reader_t *r, bool *bad) {
     }
 }
 
-/* Shortens a token for an error message. */
-static const char *clip(const char *tok, char *buf, size_t cap) {
-    if (strlen(tok) < cap) return tok;
-    snprintf(buf, cap, "%.*s...", (int)(cap - 4), tok);
-    return buf;
-}
+/* A token for an error message: shortened, and escaped because it is file
+ * content (see app_escape). */
+static const char *clip(const char *tok, char *buf, size_t cap) { return app_escape(tok, SIZE_MAX, buf, cap); }
 
 /* First pass over a text file: every line checked, values counted, the type
  * chosen when none was given. Leaves the file rewound. */

@@ -42,6 +42,17 @@ void app_error(const char *prog, const char *fmt, ...) APP_PRINTF(2, 3);
  * function. */
 void app_verror(const char *prog, const char *fmt, va_list ap);
 
+/* Makes bytes read from a file safe to quote in a message: printable ASCII
+ * (0x20..0x7e) is copied, a backslash becomes "\\", and every other byte
+ * (control characters such as ESC or NUL, DEL, bytes >= 0x80) becomes "\xHH",
+ * so file content can never move the cursor, change colours or reprogram the
+ * terminal the message is printed on. Escapes the first n bytes of s (stops
+ * early at a NUL only when n is SIZE_MAX, i.e. for a C string); the result in
+ * buf (cap bytes, cap >= 4) is always NUL-terminated and ends in "..." when it
+ * had to be cut. Returns buf. Every message that quotes file content (a text
+ * token, a .npy key or dtype, a PNG chunk name) goes through this. */
+const char *app_escape(const void *s, size_t n, char *buf, size_t cap);
+
 /* Value of option `name` given as "--name VALUE" or "--name=VALUE" at argv[*i],
  * or NULL when argv[*i] is not that option. Advances *i past a separate VALUE.
  * When argv[*i] is exactly `name` but no value follows, returns NULL and sets

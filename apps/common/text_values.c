@@ -3,6 +3,7 @@
  * same value. */
 #define _POSIX_C_SOURCE 200809L
 #include "array_io_internal.h"
+#include "common/cli.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -50,6 +51,11 @@ static int strcasecmp_ascii(const char *a, const char *b) {
     }
 }
 
+/* A token quoted in a message: escaped (it is file content, see app_escape)
+ * and clipped, so a long or hostile line cannot flood the terminal. */
+#define QTOK_CAP 64
+#define QTOK(tok) app_escape((tok), SIZE_MAX, (char[QTOK_CAP]){0}, QTOK_CAP)
+
 static int why_set(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int why_set(char *why, size_t n, const char *fmt, ...) {
     if (why && n) {
@@ -64,13 +70,13 @@ static int why_set(char *why, size_t n, const char *fmt, ...) {
 static int parse_signed(const char *tok, int64_t lo, int64_t hi, arr_dtype_t t, int64_t *v, char *why, size_t n) {
     int neg;
     if (!is_int_token(tok, &neg)) {
-        if (text_classify(tok)) return why_set(why, n, "'%s' is not an integer (reading %s)", tok, arr_dtype_name(t));
-        return why_set(why, n, "'%s' is not a number", tok);
+        if (text_classify(tok)) return why_set(why, n, "'%s' is not an integer (reading %s)", QTOK(tok), arr_dtype_name(t));
+        return why_set(why, n, "'%s' is not a number", QTOK(tok));
     }
     errno = 0;
     long long x = strtoll(tok, NULL, 10);
     if (errno == ERANGE || x < lo || x > hi)
-        return why_set(why, n, "'%s' is out of range for %s [%" PRId64 ", %" PRId64 "]", tok, arr_dtype_name(t), lo, hi);
+        return why_set(why, n, "'%s' is out of range for %s [%" PRId64 ", %" PRId64 "]", QTOK(tok), arr_dtype_name(t), lo, hi);
     *v = x;
     return 0;
 }
@@ -78,14 +84,14 @@ static int parse_signed(const char *tok, int64_t lo, int64_t hi, arr_dtype_t t, 
 static int parse_unsigned(const char *tok, uint64_t hi, arr_dtype_t t, uint64_t *v, char *why, size_t n) {
     int neg;
     if (!is_int_token(tok, &neg)) {
-        if (text_classify(tok)) return why_set(why, n, "'%s' is not an integer (reading %s)", tok, arr_dtype_name(t));
-        return why_set(why, n, "'%s' is not a number", tok);
+        if (text_classify(tok)) return why_set(why, n, "'%s' is not an integer (reading %s)", QTOK(tok), arr_dtype_name(t));
+        return why_set(why, n, "'%s' is not a number", QTOK(tok));
     }
     errno = 0;
     unsigned long long x = strtoull(tok, NULL, 10);
     /* strtoull accepts "-1" (wrapping); "-0" is zero and fine. */
     if (errno == ERANGE || x > hi || (neg && x != 0))
-        return why_set(why, n, "'%s' is out of range for %s [0, %" PRIu64 "]", tok, arr_dtype_name(t), hi);
+        return why_set(why, n, "'%s' is out of range for %s [0, %" PRIu64 "]", QTOK(tok), arr_dtype_name(t), hi);
     *v = x;
     return 0;
 }
@@ -98,7 +104,7 @@ int text_parse_value(const char *tok, arr_dtype_t t, void *dst, char *why, size_
         uint8_t b;
         if (strcmp(tok, "0") == 0 || strcasecmp_ascii(tok, "false") == 0) b = 0;
         else if (strcmp(tok, "1") == 0 || strcasecmp_ascii(tok, "true") == 0) b = 1;
-        else return why_set(why, n, "'%s' is not a bool (0, 1, true or false)", tok);
+        else return why_set(why, n, "'%s' is not a bool (0, 1, true or false)", QTOK(tok));
         memcpy(dst, &b, 1);
         return 0;
     }
@@ -138,24 +144,24 @@ int text_parse_value(const char *tok, arr_dtype_t t, void *dst, char *why, size_
     case ARR_F32:
     case ARR_F64: {
         char *end;
-        if (!float_token_ok(tok)) return why_set(why, n, "'%s' is not a number", tok);
+        if (!float_token_ok(tok)) return why_set(why, n, "'%s' is not a number", QTOK(tok));
         errno = 0;
         if (t == ARR_F32) {
             float v = strtof(tok, &end); /* correctly rounded, no double rounding */
-            if (end == tok || *end) return why_set(why, n, "'%s' is not a number", tok);
-            if (errno == ERANGE && isinf(v)) return why_set(why, n, "'%s' is out of range for float32", tok);
+            if (end == tok || *end) return why_set(why, n, "'%s' is not a number", QTOK(tok));
+            if (errno == ERANGE && isinf(v)) return why_set(why, n, "'%s' is out of range for float32", QTOK(tok));
             memcpy(dst, &v, sizeof v);
             return 0;
         }
         double v = strtod(tok, &end);
-        if (end == tok || *end) return why_set(why, n, "'%s' is not a number", tok);
-        if (errno == ERANGE && isinf(v)) return why_set(why, n, "'%s' is out of range for %s", tok, arr_dtype_name(t));
+        if (end == tok || *end) return why_set(why, n, "'%s' is not a number", QTOK(tok));
+        if (errno == ERANGE && isinf(v)) return why_set(why, n, "'%s' is out of range for %s", QTOK(tok), arr_dtype_name(t));
         if (t == ARR_F64) {
             memcpy(dst, &v, sizeof v);
             return 0;
         }
         uint16_t h = arr_f64_to_f16(v);
-        if (isfinite(v) && (h & 0x7c00) == 0x7c00) return why_set(why, n, "'%s' is out of range for float16", tok);
+        if (isfinite(v) && (h & 0x7c00) == 0x7c00) return why_set(why, n, "'%s' is out of range for float16", QTOK(tok));
         memcpy(dst, &h, sizeof h);
         return 0;
     }

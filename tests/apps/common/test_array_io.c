@@ -462,6 +462,33 @@ static void test_npy_malformed(void **state) {
     free(zeros);
 }
 
+/* An error message has no raw control character from the file: an ESC in a
+ * .npy dtype or key, or in a text line, is shown escaped (\x1b). */
+static void expect_escaped(const char *path, arr_format_t fmt, arr_dtype_t t, const char *needle) {
+    arr_array_t a;
+    char err[512] = "";
+    if (arr_read(path, fmt, t, &a, err, sizeof err) != ARR_ERR_INPUT) TFAIL("%s: read did not fail", path);
+    for (const char *p = err; *p; ++p)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) TFAIL("%s: raw byte 0x%02x in the message", path, (unsigned char)*p);
+    if (!strstr(err, needle)) TFAIL("%s: message '%s' lacks '%s'", path, err, needle);
+}
+
+static void test_messages_escape_file_content(void **state) {
+    fx_dir_t *fx = *state;
+    char path[1200];
+    path_in(fx, "esc.npy", path, sizeof path);
+    fx_write_npy(path, 1, 0, "{'descr': '<\x1b[2Ji4', 'fortran_order': False, 'shape': (1,), }", 1, 0, "\0\0\0\0", 4);
+    expect_escaped(path, ARR_FMT_AUTO, ARR_NONE, "unsupported dtype '<\\x1b[2Ji4'");
+    fx_write_npy(path, 1, 0, "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), 'k\x07\x1b': 1}", 1, 0, "\0\0\0\0", 4);
+    expect_escaped(path, ARR_FMT_AUTO, ARR_NONE, "unexpected key 'k\\x07\\x1b'");
+    path_in(fx, "esc.txt", path, sizeof path);
+    fx_write_file(path, "1\n\x1b]0;title\x07\n", 13);
+    expect_escaped(path, ARR_FMT_AUTO, ARR_NONE, "'\\x1b]0;title\\x07' is not a number");
+    expect_escaped(path, ARR_FMT_AUTO, ARR_I32, "'\\x1b]0;title\\x07' is not a number");
+    expect_escaped(path, ARR_FMT_AUTO, ARR_F32, "'\\x1b]0;title\\x07' is not a number");
+    expect_escaped(path, ARR_FMT_AUTO, ARR_BOOL, "'\\x1b]0;title\\x07' is not a bool");
+}
+
 /* Not a readable regular file: missing, directory, fifo, no permission. */
 static void test_not_a_file(void **state) {
     fx_dir_t *fx = *state;
@@ -962,6 +989,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_npy_nd_notice, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_npy_write_format, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_npy_malformed, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_messages_escape_file_content, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_not_a_file, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_raw_roundtrip, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_raw_errors, fx_dir_setup, fx_dir_teardown),

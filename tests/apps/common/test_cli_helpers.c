@@ -39,6 +39,32 @@ static void test_error_line(void **state) {
     assert_int_equal(APP_EXIT_INTERNAL, 2);
 }
 
+/* app_escape: file content quoted in a message never reaches the terminal
+ * raw (issue 21: an ESC in a .npy dtype was echoed as is). */
+static void test_escape(void **state) {
+    (void)state;
+    char buf[64];
+    assert_string_equal(app_escape("<i4", SIZE_MAX, buf, sizeof buf), "<i4");
+    assert_string_equal(app_escape("a\x1b[31mb", SIZE_MAX, buf, sizeof buf), "a\\x1b[31mb");
+    assert_string_equal(app_escape("x\\y", SIZE_MAX, buf, sizeof buf), "x\\\\y");
+    assert_string_equal(app_escape("\x7f\xc3\xa9\t", SIZE_MAX, buf, sizeof buf), "\\x7f\\xc3\\xa9\\x09");
+    /* An explicit length quotes NUL bytes too. */
+    assert_string_equal(app_escape("a\0b", 3, buf, sizeof buf), "a\\x00b");
+    /* Cut to fit, marked with "...", never split inside an escape. */
+    char small[10];
+    assert_string_equal(app_escape("\x01\x02\x03\x04", SIZE_MAX, small, sizeof small), "\\x01...");
+    assert_string_equal(app_escape("abcdefghijkl", SIZE_MAX, small, sizeof small), "abcdef...");
+    assert_string_equal(app_escape(NULL, 0, small, sizeof small), "");
+    /* Nothing outside printable ASCII survives, whatever the input. */
+    unsigned char all[256];
+    for (int i = 0; i < 256; ++i) all[i] = (unsigned char)i;
+    char big[1200];
+    app_escape(all, sizeof all, big, sizeof big);
+    assert_int_equal(strlen(big), 32 * 4 + 95 + 1 + 129 * 4); /* controls, printables (+ one '\\'), DEL and high */
+    for (const char *p = big; *p; ++p)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e) TFAIL("byte 0x%02x left raw", (unsigned char)*p);
+}
+
 static void test_option_value(void **state) {
     (void)state;
     char *argv[] = {"prog", "--dtype=u32", "--dtype", "f64", "--dtypes", "x", "--dtype", NULL};
@@ -597,6 +623,7 @@ int main(void) {
     test_begin("test_cli_helpers");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_error_line),
+        cmocka_unit_test(test_escape),
         cmocka_unit_test(test_option_value),
         cmocka_unit_test(test_parse_device),
         cmocka_unit_test(test_choose_device),
