@@ -197,9 +197,13 @@ static arr_status_t parse_dict(const char *text, size_t len, const char *path, n
         return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected ',' or '}' after '%s'",
                          app_escape(key, SIZE_MAX, ek, sizeof ek));
     }
-    skip_ws(&c);
-    /* numpy pads with spaces (older writers: NULs) up to the newline. */
-    while (c.p < c.end && *c.p == '\0') ++c.p;
+    /* numpy pads with spaces up to the final newline; older writers pad with
+       NULs, before or after the newline: accept any mix of the two. */
+    for (;;) {
+        skip_ws(&c);
+        if (c.p >= c.end || *c.p != '\0') break;
+        while (c.p < c.end && *c.p == '\0') ++c.p;
+    }
     if (c.p != c.end) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: text after the closing '}'");
     if (!have_descr) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: missing key 'descr'");
     if (!have_fortran) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: missing key 'fortran_order'");

@@ -286,6 +286,46 @@ static void test_npy_header_variants(void **state) {
     expect_read(other, ARR_FMT_NPY, ARR_NONE, d, v, 3, 0);
 }
 
+/* A header padded with NUL bytes (older writers) instead of spaces: after
+ * the dict, before and after the newline, and mixed with spaces. */
+static void test_npy_nul_padding(void **state) {
+    fx_dir_t *fx = *state;
+    const char *dict = "{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }";
+    const unsigned char data[4] = {1, 0, 0xff, 0xff};
+    uint16_t want[2] = {1, 0xffff};
+    const char *pads[] = {"\0\0\0\0\0\n", " \0 \0\n", "\n\0\0\0", "\0\0\0\0\0\0"};
+    const size_t padlen[] = {6, 5, 4, 6};
+    char path[1200];
+    path_in(fx, "nul.npy", path, sizeof path);
+    for (size_t i = 0; i < sizeof pads / sizeof pads[0]; ++i) {
+        unsigned char f[256];
+        size_t dl = strlen(dict), hlen = dl + padlen[i], n = 0;
+        memcpy(f, "\x93NUMPY\x01\x00", 8);
+        f[8] = (unsigned char)(hlen & 0xff);
+        f[9] = (unsigned char)(hlen >> 8);
+        n = 10;
+        memcpy(f + n, dict, dl);
+        n += dl;
+        memcpy(f + n, pads[i], padlen[i]);
+        n += padlen[i];
+        memcpy(f + n, data, sizeof data);
+        n += sizeof data;
+        fx_write_file(path, f, n);
+        expect_read(path, ARR_FMT_AUTO, ARR_NONE, &k_dt[4], want, 2, 0);
+    }
+    /* Still refused: text after the padding. */
+    unsigned char f[256];
+    const char *bad = "{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }\0\0x\n";
+    size_t hlen = strlen(dict) + 4;
+    memcpy(f, "\x93NUMPY\x01\x00", 8);
+    f[8] = (unsigned char)hlen;
+    f[9] = 0;
+    memcpy(f + 10, bad, hlen);
+    memcpy(f + 10 + hlen, data, sizeof data);
+    fx_write_file(path, f, 10 + hlen + sizeof data);
+    expect_read_error(path, ARR_FMT_AUTO, ARR_NONE, "text after the closing");
+}
+
 static void test_npy_nd_notice(void **state) {
     fx_dir_t *fx = *state;
     char path[1200], err[512];
@@ -986,6 +1026,7 @@ int main(void) {
         cmocka_unit_test(test_f16_conversion),
         cmocka_unit_test_setup_teardown(test_npy_roundtrip_all, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_npy_header_variants, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_npy_nul_padding, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_npy_nd_notice, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_npy_write_format, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_npy_malformed, fx_dir_setup, fx_dir_teardown),
