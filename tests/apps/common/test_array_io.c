@@ -657,12 +657,14 @@ static void test_text_roundtrip(void **state) {
         expect_read(path, ARR_FMT_AUTO, d->t, d, data, n, 1);
         /* Written by the library, read back. */
         path_in(fx, "u.csv", path, sizeof path);
+        /* Bit for bit, NaN signs and payloads included (issue 21: "-nan"
+           came back as "nan", so radixsort --check refused its own output). */
         if (arr_write(path, ARR_FMT_AUTO, d->t, data, n, err, sizeof err) != ARR_OK) TFAIL("arr_write: %s", err);
-        expect_read(path, ARR_FMT_AUTO, d->t, d, data, n, 1);
+        expect_read(path, ARR_FMT_AUTO, d->t, d, data, n, 0);
         /* Written as text under a .bin name, read with the format forced. */
         path_in(fx, "v.bin", path, sizeof path);
         if (arr_write(path, ARR_FMT_TEXT, d->t, data, n, err, sizeof err) != ARR_OK) TFAIL("arr_write: %s", err);
-        expect_read(path, ARR_FMT_TEXT, d->t, d, data, n, 1);
+        expect_read(path, ARR_FMT_TEXT, d->t, d, data, n, 0);
         free(data);
     }
 }
@@ -712,6 +714,59 @@ static void test_text_output_form(void **state) {
 
 static void write_text(const char *path, const char *text) { fx_write_file(path, text, strlen(text)); }
 
+/* Every NaN, infinity, zero and denormal of float16/32/64 through text and
+ * back, bit for bit, and the documented NaN forms (README.md): "nan" and
+ * "-nan" for the quiet NaN, "nan:0xHEX" with the fraction field otherwise. */
+static void test_text_special_values_exact(void **state) {
+    fx_dir_t *fx = *state;
+    char path[1200], err[512];
+    path_in(fx, "s.txt", path, sizeof path);
+    const uint64_t d64[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
+                            0xfff4000000000abcull, 0x7fffffffffffffffull, 0x8000000000000000ull,
+                            0x0000000000000001ull, 0x800fffffffffffffull, 0x7ff0000000000000ull,
+                            0xfff0000000000000ull};
+    const char *w64 = "nan\n-nan\nnan:0x1\n-nan:0x4000000000abc\nnan:0xfffffffffffff\n-0\n"
+                      "4.94065645841247e-324\n-2.225073858507201e-308\ninf\n-inf\n";
+    const uint32_t d32[] = {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xffbfffffu, 0x80000000u, 0x00000001u, 0x807fffffu};
+    const char *w32 = "nan\n-nan\nnan:0x1\n-nan:0x3fffff\n-0\n1.4013e-45\n-1.1754942e-38\n";
+    const uint16_t d16[] = {0x7e00u, 0xfe00u, 0x7c01u, 0xfdffu, 0x8000u, 0x0001u, 0x83ffu, 0xfc00u};
+    const char *w16 = "nan\n-nan\nnan:0x1\n-nan:0x1ff\n-0\n6e-08\n-6.1e-05\n-inf\n";
+    struct { arr_dtype_t t; const void *v; size_t n, size; const char *want; } cases[] = {
+        {ARR_F64, d64, 10, 8, w64}, {ARR_F32, d32, 7, 4, w32}, {ARR_F16, d16, 8, 2, w16}};
+    for (size_t c = 0; c < 3; ++c) {
+        assert_int_equal(arr_write(path, ARR_FMT_AUTO, cases[c].t, cases[c].v, cases[c].n, err, sizeof err), ARR_OK);
+        size_t len;
+        char *s = (char *)fx_read_file(path, &len);
+        assert_string_equal(s, cases[c].want);
+        free(s);
+        arr_array_t a;
+        assert_int_equal(arr_read(path, ARR_FMT_AUTO, cases[c].t, &a, err, sizeof err), ARR_OK);
+        assert_int_equal(a.count, cases[c].n);
+        assert_memory_equal(a.data, cases[c].v, cases[c].n * cases[c].size);
+        arr_free(&a);
+    }
+    /* Read: any case, and without a dtype a NaN form makes float64. */
+    write_text(path, "NaN\n-NAN\n+nan:0X8\n");
+    arr_array_t a;
+    assert_int_equal(arr_read(path, ARR_FMT_AUTO, ARR_NONE, &a, err, sizeof err), ARR_OK);
+    assert_int_equal(a.dtype, ARR_F64);
+    const uint64_t want[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000008ull};
+    assert_memory_equal(a.data, want, sizeof want);
+    arr_free(&a);
+    /* A payload that does not fit the type (or is zero: that is infinity),
+       and malformed forms, are errors. */
+    struct { const char *text; arr_dtype_t t; const char *needle; } bad[] = {
+        {"nan:0x400\n", ARR_F16, "payload"},        {"nan:0x800000\n", ARR_F32, "payload"},
+        {"nan:0x10000000000000\n", ARR_F64, "payload"}, {"nan:0x0\n", ARR_F64, "payload"},
+        {"nan:0x\n", ARR_F64, "not a number"},      {"nan:12\n", ARR_F64, "not a number"},
+        {"nan(0x1)\n", ARR_F64, "not a number"},    {"nan:0x1\n", ARR_I32, "not an integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        write_text(path, bad[i].text);
+        expect_read_error(path, ARR_FMT_AUTO, bad[i].t, bad[i].needle);
+    }
+}
+
 /* No dtype given: int64 when every line is an int64, else float64. */
 static void test_text_auto_type(void **state) {
     fx_dir_t *fx = *state;
@@ -734,10 +789,44 @@ static void test_text_auto_type(void **state) {
     double wd[] = {1.0, 2.5, -INFINITY};
     assert_memory_equal(a.data, wd, sizeof wd);
     arr_free(&a);
-    write_text(path, "1\n9223372036854775808\n"); /* beyond int64: doubles */
+    /* Beyond int64 but all non-negative integers: uint64, every value exact
+       (issue 21: this used to turn the whole file into float64, so 2^53 + 1
+       came back as 2^53). */
+    write_text(path, "9007199254740993\n9223372036854775808\n18446744073709551615\n-0\n+7\n");
+    assert_int_equal(arr_read(path, ARR_FMT_AUTO, ARR_NONE, &a, err, sizeof err), ARR_OK);
+    assert_int_equal(a.dtype, ARR_U64);
+    uint64_t wu[] = {9007199254740993ull, 9223372036854775808ull, UINT64_MAX, 0, 7};
+    assert_int_equal(a.count, 5);
+    assert_memory_equal(a.data, wu, sizeof wu);
+    assert_string_equal(a.notice, "");
+    arr_free(&a);
+    /* Mixed: float64. An integer float64 cannot hold is changed, and the
+       notice says so in one line naming the file and the first such line. */
+    const char *mixed[] = {"1.5\n9007199254740993\n-9007199254740995\n",
+                           "-1\n9007199254740993\n18446744073709551615\n",
+                           "-nan\n9007199254740993\n"};
+    for (size_t m = 0; m < sizeof mixed / sizeof mixed[0]; ++m) {
+        write_text(path, mixed[m]);
+        if (arr_read(path, ARR_FMT_AUTO, ARR_NONE, &a, err, sizeof err) != ARR_OK) TFAIL("file %zu: %s", m, err);
+        assert_int_equal(a.dtype, ARR_F64);
+        if (!strstr(a.notice, path) || !strstr(a.notice, "float64") || !strstr(a.notice, "line 2") ||
+            !strstr(a.notice, "9007199254740993") || strchr(a.notice, '\n'))
+            TFAIL("file %zu: notice '%s' should name %s, float64 and line 2's 9007199254740993", m, a.notice, path);
+        arr_free(&a);
+    }
+    /* Mixed, but every integer exact in float64: no notice. */
+    write_text(path, "-1\n18446744073709551616\n0.5\n9007199254740992\n");
     assert_int_equal(arr_read(path, ARR_FMT_AUTO, ARR_NONE, &a, err, sizeof err), ARR_OK);
     assert_int_equal(a.dtype, ARR_F64);
+    assert_string_equal(a.notice, "");
+    assert_true(((double *)a.data)[1] == 18446744073709551616.0);
     arr_free(&a);
+    /* Streaming reader: the same notice. */
+    write_text(path, "0.5\n9007199254740993\n");
+    arr_reader_t *rd;
+    assert_int_equal(arr_reader_open(&rd, path, ARR_FMT_AUTO, ARR_NONE, err, sizeof err), ARR_OK);
+    assert_non_null(strstr(arr_reader_notice(rd), "9007199254740993"));
+    arr_reader_close(rd);
     write_text(path, "nan\n");
     assert_int_equal(arr_read(path, ARR_FMT_AUTO, ARR_NONE, &a, err, sizeof err), ARR_OK);
     assert_int_equal(a.dtype, ARR_F64);
@@ -1036,6 +1125,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_raw_errors, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_text_roundtrip, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_text_output_form, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_text_special_values_exact, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_text_auto_type, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_text_errors, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_stream_read_chunks, fx_dir_setup, fx_dir_teardown),
