@@ -105,6 +105,11 @@ int app_choose_device(const char *prog, app_device_t requested, app_device_t *ch
  * re-raises the signal with its default action). The committed file gets mode
  * 0666 & ~umask, like a file made by fopen().
  * The path "-" means standard output: no temporary file, commit only flushes.
+ * An existing path that is not a regular file (a character or block device
+ * such as /dev/null or /dev/full, a FIFO) is opened and written in place, as
+ * cp does, never replaced: no temporary file, commit flushes and closes, and
+ * a write error there (ENOSPC from /dev/full) fails the write or the commit.
+ * What was written to it cannot be taken back by abort. A socket is refused.
  * ------------------------------------------------------------------------- */
 
 typedef struct app_out app_out_t; /* opaque */
@@ -112,6 +117,8 @@ typedef struct app_out app_out_t; /* opaque */
 /* Opens `path` for atomic writing. Returns the handle, or NULL with the reason
  * in err (errlen bytes, NUL-terminated), naming the path, e.g.
  * "out/x.npy: cannot create a file in directory 'out': No such file or directory".
+ * On failure errno holds the cause (e.g. ENOENT or EACCES from creating the
+ * temporary file, EISDIR), for callers that word their own message.
  * The caller must end every handle with exactly one app_out_commit() or
  * app_out_abort(). */
 app_out_t *app_out_open(const char *path, char *err, size_t errlen);

@@ -4,7 +4,8 @@
  * over it at commit. Pending temporary names live in a fixed table that the
  * SIGINT/SIGTERM/SIGHUP handler can walk without allocating: it unlinks them
  * (unlink is async-signal-safe) and re-raises the signal with the default
- * action, so the exit status still says "killed by signal". */
+ * action, so the exit status still says "killed by signal". An existing
+ * non-regular target (device, FIFO) is written in place instead, as cp does. */
 #define _POSIX_C_SOURCE 200809L
 #include "common/cli.h"
 
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,8 +27,9 @@
 struct app_out {
     FILE *f;
     char *final_path;
-    char *tmp_path; /* NULL for standard output */
-    int slot;       /* index in the pending table, -1 for standard output */
+    char *tmp_path; /* NULL for standard output and in-place files */
+    int slot;       /* index in the pending table, -1 for standard output and in-place files */
+    bool in_place;  /* an existing non-regular file (device, FIFO) written directly */
 };
 
 /* ---- pending temporary files, visible to the signal handler ------------- */
@@ -130,9 +133,36 @@ app_out_t *app_out_open(const char *path, char *err, size_t errlen) {
 
     /* An existing directory at the final path would make rename() fail late. */
     struct stat st;
+    int fail_errno = 0; /* what errno says after a failure (see cli.h) */
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         put_err(err, errlen, "%s: is a directory", path);
+        fail_errno = EISDIR;
         goto fail;
+    }
+    /* An existing file that is not a regular file (a character or block
+       device such as /dev/null or /dev/full, a FIFO) is written into in
+       place, as cp does. A temporary file renamed over it would replace the
+       device node (root may create files in /dev) and turn a full disk into
+       a silent success; and a FIFO's reader would never see the data. There
+       is nothing to make atomic about a device anyway. A socket cannot be
+       opened at all: say so. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISSOCK(st.st_mode)) {
+            put_err(err, errlen, "%s: is a socket; cannot write to it", path);
+            fail_errno = ENXIO;
+            goto fail;
+        }
+        /* O_TRUNC as cp: ignored by devices and FIFOs. A FIFO's open waits
+           for its reader, as cp's does. */
+        int fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY);
+        if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
+            fail_errno = errno;
+            if (fd >= 0) close(fd);
+            put_err(err, errlen, "%s: cannot open for writing: %s", path, strerror(fail_errno));
+            goto fail;
+        }
+        o->in_place = true;
+        return o;
     }
 
     /* "<dir>/.<base>.XXXXXX" */
@@ -141,16 +171,19 @@ app_out_t *app_out_open(const char *path, char *err, size_t errlen) {
     const char *base = slash ? slash + 1 : path;
     if (!*base) {
         put_err(err, errlen, "%s: is a directory name, not a file name", path);
+        fail_errno = EISDIR;
         goto fail;
     }
     size_t tlen = dirlen + 1 + strlen(base) + 8 + 1;
     if (tlen > PATH_MAX) {
         put_err(err, errlen, "%s: file name too long", path);
+        fail_errno = ENAMETOOLONG;
         goto fail;
     }
     o->tmp_path = malloc(tlen);
     if (!o->tmp_path) {
         put_err(err, errlen, "%s: out of memory", path);
+        fail_errno = ENOMEM;
         goto fail;
     }
     memcpy(o->tmp_path, path, dirlen);
@@ -174,10 +207,12 @@ app_out_t *app_out_open(const char *path, char *err, size_t errlen) {
         if (dirlen == 0) snprintf(dir, sizeof dir, ".");
         else snprintf(dir, sizeof dir, "%.*s", (int)(dirlen > 1 ? dirlen - 1 : 1), path);
         put_err(err, errlen, "%s: cannot create a file in directory '%s': %s", path, dir, strerror(mk_errno));
+        fail_errno = mk_errno;
         goto fail;
     }
     if (o->slot < 0) {
         put_err(err, errlen, "%s: too many output files open at once", path);
+        fail_errno = EMFILE;
         goto fail;
     }
     (void)fchmod(fd, default_file_mode());
@@ -188,6 +223,7 @@ app_out_t *app_out_open(const char *path, char *err, size_t errlen) {
         unlink(o->tmp_path);
         pending_remove(o->slot);
         put_err(err, errlen, "%s: %s", path, strerror(e));
+        fail_errno = e;
         goto fail;
     }
     return o;
@@ -196,6 +232,7 @@ fail:
     free(o->tmp_path);
     free(o->final_path);
     free(o);
+    errno = fail_errno ? fail_errno : EIO;
     return NULL;
 }
 
@@ -213,6 +250,18 @@ int app_out_commit(app_out_t *o, char *err, size_t errlen) {
     if (!o) {
         put_err(err, errlen, "app_out_commit: no file");
         return -1;
+    }
+    if (o->in_place) {
+        /* No fsync: devices and FIFOs refuse it (EINVAL) and there is no
+           rename to order it before. A full device shows here or in the
+           writes before: ENOSPC from /dev/full. */
+        int e = 0;
+        if (fflush(o->f) != 0 || ferror(o->f)) e = errno ? errno : EIO;
+        if (fclose(o->f) != 0 && !e) e = errno;
+        o->f = NULL;
+        if (e) put_err(err, errlen, "%s: write error: %s", o->final_path, strerror(e));
+        out_free(o);
+        return e ? -1 : 0;
     }
     if (!o->tmp_path) { /* standard output */
         int bad = fflush(o->f) != 0 || ferror(o->f);
@@ -241,6 +290,9 @@ void app_out_abort(app_out_t *o) {
         if (o->f) fclose(o->f);
         unlink(o->tmp_path);
         pending_remove(o->slot);
+    } else if (o->in_place) {
+        /* What reached a device or FIFO cannot be taken back. */
+        if (o->f) fclose(o->f);
     } else if (o->f) {
         fflush(o->f);
     }
