@@ -35,13 +35,18 @@ struct app_out {
 /* ---- pending temporary files, visible to the signal handler ------------- */
 
 #define PENDING_MAX 32
+/* Slot states: a slot is claimed (compare-and-swap, so threads writing
+ * images and arrays at once never share one), then its path is written,
+ * then it is published; the handler unlinks published paths only, never a
+ * half-written name. */
+enum { SLOT_FREE = 0, SLOT_READY = 1, SLOT_CLAIMED = 2 };
 static char g_pending_path[PENDING_MAX][PATH_MAX];
 static volatile sig_atomic_t g_pending_used[PENDING_MAX];
 static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void on_signal(int sig) {
     for (int i = 0; i < PENDING_MAX; ++i)
-        if (g_pending_used[i]) unlink(g_pending_path[i]);
+        if (g_pending_used[i] == SLOT_READY) unlink(g_pending_path[i]);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -75,17 +80,20 @@ static void block_signals(sigset_t *old) {
 /* Records `path` in a free slot (signals blocked by the caller). Returns the
  * slot, or -1 when the table is full. */
 static int pending_add(const char *path) {
-    for (int i = 0; i < PENDING_MAX; ++i)
-        if (!g_pending_used[i]) {
+    for (int i = 0; i < PENDING_MAX; ++i) {
+        sig_atomic_t expected = SLOT_FREE;
+        if (__atomic_compare_exchange_n(&g_pending_used[i], &expected, SLOT_CLAIMED, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED)) {
             snprintf(g_pending_path[i], PATH_MAX, "%s", path);
-            g_pending_used[i] = 1;
+            __atomic_store_n(&g_pending_used[i], SLOT_READY, __ATOMIC_RELEASE);
             return i;
         }
+    }
     return -1;
 }
 
 static void pending_remove(int slot) {
-    if (slot >= 0 && slot < PENDING_MAX) g_pending_used[slot] = 0;
+    if (slot >= 0 && slot < PENDING_MAX) __atomic_store_n(&g_pending_used[slot], SLOT_FREE, __ATOMIC_RELEASE);
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -106,7 +114,21 @@ static char *dup_str(const char *s) {
     return d;
 }
 
+/* 0666 & ~umask, the mode fopen() would give. The umask is read from
+ * /proc/self/status: umask(2) would change it for a moment under every
+ * other thread (image writes may run on several). */
 static mode_t default_file_mode(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f) {
+        char line[128];
+        unsigned int m;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "Umask: %o", &m) == 1) {
+                fclose(f);
+                return (mode_t)(0666 & ~m);
+            }
+        fclose(f);
+    }
     mode_t mask = umask(0);
     umask(mask);
     return 0666 & ~mask;
@@ -274,10 +296,16 @@ int app_out_commit(app_out_t *o, char *err, size_t errlen) {
     if (!e && fsync(fileno(o->f)) != 0) e = errno;
     if (fclose(o->f) != 0 && !e) e = errno;
     o->f = NULL;
-    if (!e && rename(o->tmp_path, o->final_path) != 0) e = errno;
-    if (e) {
+    if (!e) {
+        if (rename(o->tmp_path, o->final_path) != 0) {
+            e = errno;
+            unlink(o->tmp_path);
+            put_err(err, errlen, "%s: cannot rename the finished temporary file into place: %s", o->final_path,
+                    strerror(e));
+        }
+    } else {
         unlink(o->tmp_path);
-        put_err(err, errlen, "%s: cannot write: %s", o->final_path, strerror(e));
+        put_err(err, errlen, "%s: write error: %s", o->final_path, strerror(e));
     }
     pending_remove(o->slot);
     out_free(o);
