@@ -97,6 +97,7 @@ static arr_status_t text_scan(arr_reader_t *r, arr_dtype_t given, char *err, siz
     bool any_float = false, any_neg = false, any_u64 = false, any_big = false, bad;
     unsigned long long inexact_line = 0;
     char inexact_tok[48] = "";
+    double inexact_val = 0;
     char *tok;
     unsigned char tmp[8];
     char why[160], cl[64];
@@ -121,6 +122,7 @@ static arr_status_t text_scan(arr_reader_t *r, arr_dtype_t given, char *err, siz
                 if (!text_int_exact_in_f64(tok) && inexact++ == 0) {
                     inexact_line = r->line_no;
                     clip(tok, inexact_tok, sizeof inexact_tok);
+                    inexact_val = strtod(tok, NULL);
                 }
             }
         }
@@ -133,8 +135,8 @@ static arr_status_t text_scan(arr_reader_t *r, arr_dtype_t given, char *err, siz
     if (!dtype_valid(given) && r->dtype == ARR_F64 && inexact > 0)
         snprintf(r->notice, sizeof r->notice,
                  "%s: read as float64 (not every value is an integer of one type), which changed %zu integer%s; "
-                 "the first is line %llu: %s (give --dtype to read it exactly or refuse it)",
-                 r->path, inexact, inexact == 1 ? "" : "s", inexact_line, inexact_tok);
+                 "the first is line %llu: %s became %.0f",
+                 r->path, inexact, inexact == 1 ? "" : "s", inexact_line, inexact_tok, inexact_val);
     r->count = count;
     r->ndim = 1;
     r->shape[0] = count;
