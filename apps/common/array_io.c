@@ -80,18 +80,24 @@ static char *next_token(arr_reader_t *r, bool *bad) {
     }
 }
 
-/* Shortens a token for an error message. */
-static const char *clip(const char *tok, char *buf, size_t cap) {
-    if (strlen(tok) < cap) return tok;
-    snprintf(buf, cap, "%.*s...", (int)(cap - 4), tok);
-    return buf;
-}
+/* A token for an error message: shortened, and escaped because it is file
+ * content (see app_escape). */
+static const char *clip(const char *tok, char *buf, size_t cap) { return app_escape(tok, SIZE_MAX, buf, cap); }
 
 /* First pass over a text file: every line checked, values counted, the type
- * chosen when none was given. Leaves the file rewound. */
+ * chosen when none was given. Leaves the file rewound.
+ * The choice without a dtype: int64 when every value is an integer in its
+ * range; else uint64 when every value is a non-negative integer in its range
+ * (so 18446744073709551615 or 9007199254740993 stay exact); else float64. In
+ * that last case an integer that float64 cannot hold (beyond 2^53) changes
+ * value, and the notice says so, naming the first such line: silently
+ * reading 9007199254740993 as 9007199254740992 is data loss. */
 static arr_status_t text_scan(arr_reader_t *r, arr_dtype_t given, char *err, size_t errlen) {
-    size_t count = 0;
-    bool any_float = false, bad;
+    size_t count = 0, inexact = 0;
+    bool any_float = false, any_neg = false, any_u64 = false, any_big = false, bad;
+    unsigned long long inexact_line = 0;
+    char inexact_tok[48] = "";
+    double inexact_val = 0;
     char *tok;
     unsigned char tmp[8];
     char why[160], cl[64];
@@ -104,15 +110,33 @@ static arr_status_t text_scan(arr_reader_t *r, arr_dtype_t given, char *err, siz
                 return arr__fail(err, errlen, ARR_ERR_INPUT, r->path, "line %llu: %s", r->line_no, why);
         } else {
             int c = text_classify(tok);
-            if (c == 0)
+            if (c == TEXT_CLASS_NONE)
                 return arr__fail(err, errlen, ARR_ERR_INPUT, r->path, "line %llu: '%s' is not a number", r->line_no,
                             clip(tok, cl, sizeof cl));
-            if (c == 2) any_float = true;
+            any_float |= c == TEXT_CLASS_FLOAT;
+            any_u64 |= c == TEXT_CLASS_U64;
+            any_big |= c == TEXT_CLASS_BIG_INT;
+            if (c != TEXT_CLASS_FLOAT) {
+                any_neg |= text_int_negative(tok) != 0;
+                /* Only matters if float64 is chosen in the end. */
+                if (!text_int_exact_in_f64(tok) && inexact++ == 0) {
+                    inexact_line = r->line_no;
+                    clip(tok, inexact_tok, sizeof inexact_tok);
+                    inexact_val = strtod(tok, NULL);
+                }
+            }
         }
         ++count;
     }
     if (ferror(r->f)) return arr__fail(err, errlen, ARR_ERR_SYSTEM, r->path, "read error: %s", strerror(errno));
-    r->dtype = dtype_valid(given) ? given : any_float ? ARR_F64 : ARR_I64;
+    if (dtype_valid(given)) r->dtype = given;
+    else if (any_float || any_big || (any_u64 && any_neg)) r->dtype = ARR_F64;
+    else r->dtype = any_u64 ? ARR_U64 : ARR_I64;
+    if (!dtype_valid(given) && r->dtype == ARR_F64 && inexact > 0)
+        snprintf(r->notice, sizeof r->notice,
+                 "%s: read as float64 (not every value is an integer of one type), which changed %zu integer%s; "
+                 "the first is line %llu: %s became %.0f",
+                 r->path, inexact, inexact == 1 ? "" : "s", inexact_line, inexact_tok, inexact_val);
     r->count = count;
     r->ndim = 1;
     r->shape[0] = count;

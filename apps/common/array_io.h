@@ -140,7 +140,11 @@ typedef struct arr_array {
  *   raw_dtype  RAW: the element type (required; ARR_NONE is an error asking for
  *              --dtype). TEXT: the type each line is parsed as (strictly); with
  *              ARR_NONE, int64 if every line is an integer in int64's range,
- *              else float64. NPY: ignored (the file says).
+ *              else uint64 if every line is a non-negative integer in
+ *              uint64's range, else float64. When float64 changes an integer
+ *              (beyond 2^53, e.g. 9007199254740993 -> ...992), the notice says
+ *              so in one line naming the file and the first such line.
+ *              NPY: ignored (the file says).
  * An N-D .npy file (ndim != 1) is read as flat, in C order, with a notice; a
  * scalar (shape ()) is one element. fortran_order True is an error unless
  * ndim <= 1.
@@ -201,8 +205,10 @@ void arr_reader_close(arr_reader_t *r);
  * header padded with spaces to a multiple of 64 bytes and ending in '\n', as
  * numpy.save writes; shape (count,). RAW: native byte order. TEXT: one value
  * per line; integers exactly, floats in the shortest form that reads back to
- * the same value (at most 5/9/17 significant digits for f16/f32/f64), "nan",
- * "inf", "-inf"; bool as 0/1.
+ * the same bits (at most 5/9/17 significant digits for f16/f32/f64; "-0",
+ * "inf", "-inf"; NaN as "nan" / "-nan" for the quiet NaN and "nan:0xHEX" /
+ * "-nan:0xHEX" with the fraction field otherwise, see README.md); bool as 0/1.
+ * Every value reads back bit for bit with the same dtype.
  * ------------------------------------------------------------------------- */
 
 /* For arr_writer_open(): the count is not known in advance. NPY then reserves

@@ -43,9 +43,22 @@ size_t npy_build_header(char *buf, size_t cap, arr_dtype_t dtype, size_t count, 
  * Returns 0, or -1 with a reason in why (e.g. "'1.5' is not an integer"). */
 int text_parse_value(const char *tok, arr_dtype_t t, void *dst, char *why, size_t n);
 
-/* Decides the type of a token when no dtype is given: 1 if it is an integer
- * in int64's range, 2 if another number, 0 if not a number. */
+/* What a token is, to choose the type when no dtype is given. */
+enum {
+    TEXT_CLASS_NONE = 0,    /* not a number */
+    TEXT_CLASS_I64 = 1,     /* an integer in int64's range */
+    TEXT_CLASS_FLOAT = 2,   /* another number (decimal point, exponent, inf, nan) */
+    TEXT_CLASS_U64 = 3,     /* a non-negative integer beyond int64, in uint64's range */
+    TEXT_CLASS_BIG_INT = 4  /* an integer beyond both (only float64 can take it) */
+};
 int text_classify(const char *tok);
+
+/* 1 when tok is an integer token below zero ("-0" is not). */
+int text_int_negative(const char *tok);
+
+/* 0 when tok is an integer token that float64 cannot hold exactly (e.g.
+ * 9007199254740993 = 2^53 + 1); 1 otherwise. */
+int text_int_exact_in_f64(const char *tok);
 
 /* Formats one element of `t` at src into buf (no newline). Returns length. */
 size_t text_format_value(const void *src, arr_dtype_t t, char *buf, size_t cap);

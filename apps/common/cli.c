@@ -30,6 +30,34 @@ void app_error(const char *prog, const char *fmt, ...) {
     va_end(ap);
 }
 
+const char *app_escape(const void *s, size_t n, char *buf, size_t cap) {
+    const unsigned char *p = s;
+    size_t o = 0, i = 0;
+    if (!buf || cap == 0) return buf;
+    if (cap < 4 || !p) {
+        buf[0] = '\0';
+        return buf;
+    }
+    for (; i < n && !(n == SIZE_MAX && p[i] == '\0'); ++i) {
+        char piece[5];
+        size_t len;
+        if (p[i] == '\\') len = (size_t)snprintf(piece, sizeof piece, "\\\\");
+        else if (p[i] >= 0x20 && p[i] <= 0x7e) len = (size_t)snprintf(piece, sizeof piece, "%c", p[i]);
+        else len = (size_t)snprintf(piece, sizeof piece, "\\x%02x", p[i]);
+        /* Keep room for "..." in case more follows. */
+        if (o + len + 3 >= cap) break;
+        memcpy(buf + o, piece, len);
+        o += len;
+    }
+    bool more = i < n && !(n == SIZE_MAX && p[i] == '\0');
+    if (more) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 const char *app_option_value(int argc, char **argv, int *i, const char *name, bool *missing) {
     const char *arg = argv[*i];
     size_t n = strlen(name);

@@ -42,6 +42,17 @@ void app_error(const char *prog, const char *fmt, ...) APP_PRINTF(2, 3);
  * function. */
 void app_verror(const char *prog, const char *fmt, va_list ap);
 
+/* Makes bytes read from a file safe to quote in a message: printable ASCII
+ * (0x20..0x7e) is copied, a backslash becomes "\\", and every other byte
+ * (control characters such as ESC or NUL, DEL, bytes >= 0x80) becomes "\xHH",
+ * so file content can never move the cursor, change colours or reprogram the
+ * terminal the message is printed on. Escapes the first n bytes of s (stops
+ * early at a NUL only when n is SIZE_MAX, i.e. for a C string); the result in
+ * buf (cap bytes, cap >= 4) is always NUL-terminated and ends in "..." when it
+ * had to be cut. Returns buf. Every message that quotes file content (a text
+ * token, a .npy key or dtype, a PNG chunk name) goes through this. */
+const char *app_escape(const void *s, size_t n, char *buf, size_t cap);
+
 /* Value of option `name` given as "--name VALUE" or "--name=VALUE" at argv[*i],
  * or NULL when argv[*i] is not that option. Advances *i past a separate VALUE.
  * When argv[*i] is exactly `name` but no value follows, returns NULL and sets
@@ -94,6 +105,11 @@ int app_choose_device(const char *prog, app_device_t requested, app_device_t *ch
  * re-raises the signal with its default action). The committed file gets mode
  * 0666 & ~umask, like a file made by fopen().
  * The path "-" means standard output: no temporary file, commit only flushes.
+ * An existing path that is not a regular file (a character or block device
+ * such as /dev/null or /dev/full, a FIFO) is opened and written in place, as
+ * cp does, never replaced: no temporary file, commit flushes and closes, and
+ * a write error there (ENOSPC from /dev/full) fails the write or the commit.
+ * What was written to it cannot be taken back by abort. A socket is refused.
  * ------------------------------------------------------------------------- */
 
 typedef struct app_out app_out_t; /* opaque */
@@ -101,6 +117,8 @@ typedef struct app_out app_out_t; /* opaque */
 /* Opens `path` for atomic writing. Returns the handle, or NULL with the reason
  * in err (errlen bytes, NUL-terminated), naming the path, e.g.
  * "out/x.npy: cannot create a file in directory 'out': No such file or directory".
+ * On failure errno holds the cause (e.g. ENOENT or EACCES from creating the
+ * temporary file, EISDIR), for callers that word their own message.
  * The caller must end every handle with exactly one app_out_commit() or
  * app_out_abort(). */
 app_out_t *app_out_open(const char *path, char *err, size_t errlen);

@@ -2,7 +2,8 @@
  * PNG/JPEG/BMP/TGA out (libpng, stb_image_write), and sRGB <-> linear light.
  *
  * Conventions shared by every function here:
- *   - Functions that can fail return 0 on success and -1 on failure. On
+ *   - Functions that can fail return 0 on success and -1 on failure (img_write
+ *     also IMG_ERR_IO, see there). On
  *     failure they write one line (no newline) into err[errlen] when err is
  *     not NULL and errlen > 0; messages about a file start with its path,
  *     e.g. "in.png: not a PNG file (bad signature)". Nothing is printed.
@@ -14,8 +15,10 @@
  *     alpha channel, when present, is always the last one and is straight
  *     (not premultiplied) in an img_t.
  *   - Colour samples in an img_t are sRGB-encoded; alpha is linear.
- *   - No global state: the functions are safe to call from several threads
- *     on different images.
+ *   - No global state of their own: the functions are safe to call from
+ *     several threads on different images (img_write registers its
+ *     temporary file in cli.h's signal clean-up table, which is safe for
+ *     that too).
  * C99-clean, usable from C and C++. */
 #ifndef LIBSCAN_APPS_IMAGE_IO_H
 #define LIBSCAN_APPS_IMAGE_IO_H
@@ -158,7 +161,19 @@ const char *img_format_name(img_format_t format);
  * An unknown extension, bad options or an invalid image are reported before
  * anything is created. Errors (one message naming path): unknown extension,
  * missing directory, directory not writable, path is a directory, write
- * error (e.g. disk full), encoder failure. Does not modify *img. */
+ * error (e.g. disk full), encoder failure. Does not modify *img.
+ * The temporary file is registered with cli.h's signal clean-up (app_out_*):
+ * SIGINT, SIGTERM or SIGHUP during the write removes it. An existing device
+ * or FIFO at path is written in place, never replaced (as cp does).
+ *
+ * Returns 0 on success; IMG_ERR_IO (-2) when writing the file failed: a write,
+ * flush, fsync, close or the final rename returned an error (disk full, file
+ * too large, device error; the message says "write error: <reason>"), which
+ * a program reports as an I/O error (exit 2, APP_EXIT_INTERNAL); -1 for
+ * everything else: bad arguments, unknown extension, bad options, the
+ * directory missing or not writable, path is a directory, encoder failure
+ * (a program's exit 1, bad usage or input). */
+#define IMG_ERR_IO (-2)
 int img_write(const char *path, const img_t *img, const img_write_opts_t *opts, char *err, size_t errlen);
 
 /* ---- sRGB <-> linear light ------------------------------------------------- */

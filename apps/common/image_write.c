@@ -1,10 +1,12 @@
 /* image_write.c -- img_write: PNG through libpng, JPEG/BMP/TGA through
  * stb_image_write (the implementation is in the system's libstb), always
  * into a temporary file in the destination's directory that is renamed
- * into place only when complete. */
+ * into place only when complete (cli.h's app_out_*, shared with the array
+ * writer and its signal clean-up). */
 #define _POSIX_C_SOURCE 200809L
 #include "common/image_io.h"
 #include "image_private.h"
+#include "common/cli.h"
 
 #include <png.h>
 #include <stb/stb_image_write.h>
@@ -18,131 +20,45 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- the temporary file --------------------------------------------------- */
+/* ---- the output file --------------------------------------------------------
+ *
+ * Through cli.h's app_out_*, as the array writer: a temporary file beside
+ * the target, registered with the SIGINT/SIGTERM/SIGHUP clean-up (so an
+ * interrupted sat_blur leaves no ".NAME.XXXXXX" behind), renamed into place
+ * at commit; an existing device or FIFO is written in place instead. */
 
-typedef struct tmp_file {
-    char *tmp_path; /* malloc'd; NULL when none was created */
-    FILE *fp;
-} tmp_file;
-
-/* The process's umask, read without changing it (umask(2) would briefly
- * change it for every thread); 022 when /proc is not there. */
-static mode_t current_umask(void)
+/* The message for a failed app_out_open(), worded for images (e) is the
+ * errno it left): name the directory, since that is what is missing or not
+ * writable. */
+static void describe_open_error(const char *path, int e, const char *out_msg, char *err, size_t errlen)
 {
-    mode_t mask = 022;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return mask;
-    char line[128];
-    while (fgets(line, sizeof line, f)) {
-        unsigned int m;
-        if (sscanf(line, "Umask: %o", &m) == 1) {
-            mask = (mode_t)m;
-            break;
-        }
-    }
-    fclose(f);
-    return mask;
-}
-
-/* Create ".<name>.XXXXXX" beside path. Returns 0, or -1 with the error written. */
-static int tmp_open(tmp_file *t, const char *path, char *err, size_t errlen)
-{
-    t->tmp_path = NULL;
-    t->fp = NULL;
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0; /* includes the '/' */
-    const char *base = slash ? slash + 1 : path;
-    size_t len = dirlen + 1 + strlen(base) + 8;
-    char *tp = (char *)malloc(len);
-    if (!tp) {
-        img__err(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    snprintf(tp, len, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
-    int fd = mkstemp(tp);
-    if (fd < 0) {
-        int e = errno;
-        /* Name the directory: that is what is missing or not writable. */
-        char dir[PATH_MAX];
-        if (dirlen == 0)
-            snprintf(dir, sizeof dir, ".");
-        else if (dirlen == 1)
-            snprintf(dir, sizeof dir, "/");
-        else
-            snprintf(dir, sizeof dir, "%.*s", (int)(dirlen - 1), path);
-        struct stat st;
-        if (stat(dir, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
-            img__err(err, errlen, "%s: cannot write: directory '%s' does not exist", path, dir);
-        else if (e == ENOTDIR || (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)))
-            img__err(err, errlen, "%s: cannot write: '%s' is not a directory", path, dir);
-        else if (e == EACCES || e == EPERM || e == EROFS)
-            img__err(err, errlen, "%s: cannot write: directory '%s' is not writable (%s)", path, dir, strerror(e));
-        else
-            img__err(err, errlen, "%s: cannot write a file in '%s': %s", path, dir, strerror(e));
-        free(tp);
-        return -1;
-    }
-    /* mkstemp creates mode 0600; give the result a new file's usual mode. */
-    (void)fchmod(fd, (mode_t)(0666 & ~current_umask()));
-    t->fp = fdopen(fd, "wb");
-    if (!t->fp) {
-        img__err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        close(fd);
-        unlink(tp);
-        free(tp);
-        return -1;
-    }
-    t->tmp_path = tp;
-    return 0;
-}
-
-static void tmp_discard(tmp_file *t)
-{
-    if (t->fp)
-        fclose(t->fp);
-    if (t->tmp_path) {
-        unlink(t->tmp_path);
-        free(t->tmp_path);
-    }
-    t->fp = NULL;
-    t->tmp_path = NULL;
-}
-
-/* Flush, sync, close and rename over path. Returns 0, or -1 (temp removed). */
-static int tmp_commit(tmp_file *t, const char *path, char *err, size_t errlen)
-{
-    FILE *fp = t->fp;
-    t->fp = NULL;
-    int bad = (fflush(fp) != 0) || ferror(fp);
-    int e = errno;
-    if (!bad && fsync(fileno(fp)) != 0 && errno != EINVAL) {
-        bad = 1;
-        e = errno;
-    }
-    if (fclose(fp) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) {
-        img__err(err, errlen, "%s: write error: %s", path, strerror(e));
-        tmp_discard(t);
-        return -1;
-    }
-    if (rename(t->tmp_path, path) != 0) {
-        img__err(err, errlen, "%s: cannot write (rename of the temporary file failed): %s", path, strerror(errno));
-        tmp_discard(t);
-        return -1;
-    }
-    free(t->tmp_path);
-    t->tmp_path = NULL;
-    return 0;
+    char dir[PATH_MAX];
+    if (dirlen == 0)
+        snprintf(dir, sizeof dir, ".");
+    else if (dirlen == 1)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(dirlen - 1), path);
+    struct stat st;
+    if (e == EISDIR || e == ENAMETOOLONG || e == ENOMEM || e == EMFILE || e == ENXIO)
+        img__err(err, errlen, "%s", out_msg); /* app_out's own words name the path */
+    else if (stat(dir, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+        img__err(err, errlen, "%s: cannot write: directory '%s' does not exist", path, dir);
+    else if (e == ENOTDIR || (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)))
+        img__err(err, errlen, "%s: cannot write: '%s' is not a directory", path, dir);
+    else if (e == EACCES || e == EPERM || e == EROFS)
+        img__err(err, errlen, "%s: cannot write: directory '%s' is not writable (%s)", path, dir, strerror(e));
+    else
+        img__err(err, errlen, "%s: cannot write a file in '%s': %s", path, dir, strerror(e));
 }
 
 /* ---- PNG through libpng --------------------------------------------------- */
 
 typedef struct png_sink {
     FILE *fp;
+    int io_failed; /* the failure was the file's, not libpng's */
     char msg[200];
 } png_sink;
 
@@ -164,6 +80,7 @@ static void png_on_write(png_structp png, png_bytep data, size_t len)
 {
     png_sink *s = (png_sink *)png_get_io_ptr(png);
     if (fwrite(data, 1, len, s->fp) != len) {
+        s->io_failed = 1;
         snprintf(s->msg, sizeof s->msg, "write error: %s", strerror(errno));
         png_error(png, s->msg);
     }
@@ -171,10 +88,12 @@ static void png_on_write(png_structp png, png_bytep data, size_t len)
 
 static void png_on_flush(png_structp png)
 {
-    (void)png; /* tmp_commit flushes */
+    (void)png; /* app_out_commit flushes */
 }
 
-static int write_png(FILE *fp, const img_t *img, char *msg, size_t msglen)
+/* 0, or -1 with the reason in msg; *io set when the file failed (not the
+ * encoder). */
+static int write_png(FILE *fp, const img_t *img, char *msg, size_t msglen, int *io)
 {
     png_sink s;
     memset(&s, 0, sizeof s);
@@ -188,6 +107,7 @@ static int write_png(FILE *fp, const img_t *img, char *msg, size_t msglen)
     }
     if (setjmp(png_jmpbuf(png))) {
         snprintf(msg, msglen, "%s", s.msg);
+        *io = s.io_failed;
         png_destroy_write_struct(&png, &info);
         return -1;
     }
@@ -288,7 +208,7 @@ static int stb_size_ok(const img_t *img, img_format_t fmt)
     return 1;
 }
 
-static int write_stb(FILE *fp, const img_t *img, img_format_t fmt, int quality, char *msg, size_t msglen)
+static int write_stb(FILE *fp, const img_t *img, img_format_t fmt, int quality, char *msg, size_t msglen, int *io)
 {
     int ch = 0;
     uint8_t *buf = stb_pixels(img, fmt, &ch);
@@ -306,6 +226,7 @@ static int write_stb(FILE *fp, const img_t *img, img_format_t fmt, int quality, 
     }
     free(buf);
     if (s.failed) {
+        *io = 1;
         snprintf(msg, msglen, "write error: %s", strerror(s.err));
         return -1;
     }
@@ -356,16 +277,23 @@ int img_write(const char *path, const img_t *img, const img_write_opts_t *opts, 
         return -1;
     }
 
-    tmp_file t;
-    if (tmp_open(&t, path, err, errlen) != 0)
-        return -1;
-    char msg[200] = "";
-    int rc = fmt == IMG_FORMAT_PNG ? write_png(t.fp, img, msg, sizeof msg)
-                                   : write_stb(t.fp, img, fmt, quality, msg, sizeof msg);
-    if (rc != 0) {
-        img__err(err, errlen, "%s: %s", path, msg);
-        tmp_discard(&t);
+    char oerr[512];
+    app_out_t *out = app_out_open(path, oerr, sizeof oerr);
+    if (!out) {
+        describe_open_error(path, errno, oerr, err, errlen);
         return -1;
     }
-    return tmp_commit(&t, path, err, errlen);
+    char msg[200] = "";
+    int io = 0;
+    int rc = fmt == IMG_FORMAT_PNG ? write_png(app_out_file(out), img, msg, sizeof msg, &io)
+                                   : write_stb(app_out_file(out), img, fmt, quality, msg, sizeof msg, &io);
+    if (rc != 0) {
+        img__err(err, errlen, "%s: %s", path, msg);
+        app_out_abort(out);
+        return io ? IMG_ERR_IO : -1;
+    }
+    /* Flush, fsync, rename: what fails here is the file system's. */
+    if (app_out_commit(out, err, errlen) != 0)
+        return IMG_ERR_IO;
+    return 0;
 }

@@ -45,7 +45,10 @@ add_library(app_image STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/image_write.c
   ${CMAKE_CURRENT_SOURCE_DIR}/srgb.c)
 target_include_directories(app_image PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/..)
-target_link_libraries(app_image PUBLIC PNG::PNG ZLIB::ZLIB Threads::Threads m PRIVATE libscan_stb libscan_warnings)
+# app_common: img_write goes through its atomic output files (app_out_*,
+# whose temporary files the SIGINT/SIGTERM clean-up removes) and quotes file
+# content through app_escape.
+target_link_libraries(app_image PUBLIC PNG::PNG ZLIB::ZLIB Threads::Threads m PRIVATE app_common libscan_stb libscan_warnings)
 set_target_properties(app_image PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # The sample scene for sat_blur (data/scene): its generator uses app_image.

@@ -3,6 +3,7 @@
  * Format reference: numpy's "NPY format" specification (numpy.lib.format). */
 #define _POSIX_C_SOURCE 200809L
 #include "array_io_internal.h"
+#include "common/cli.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -151,13 +152,14 @@ static arr_status_t parse_dict(const char *text, size_t len, const char *path, n
     if (!accept(&c, '{')) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: it does not start with '{'");
     for (;;) {
         if (accept(&c, '}')) break;
-        char key[32];
+        char key[32], ek[4 * sizeof key]; /* ek: key escaped for messages (it is file content) */
         if (parse_string(&c, key, sizeof key) != 0)
             return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected a quoted key");
         if (!accept(&c, ':'))
-            return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected ':' after '%s'", key);
+            return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected ':' after '%s'",
+                             app_escape(key, SIZE_MAX, ek, sizeof ek));
         if (strcmp(key, "descr") == 0) {
-            char d[64];
+            char d[64], ed[4 * sizeof d];
             if (have_descr) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'descr' given twice");
             skip_ws(&c);
             if (c.p < c.end && (*c.p == '[' || *c.p == '{'))
@@ -168,7 +170,7 @@ static arr_status_t parse_dict(const char *text, size_t len, const char *path, n
             if (parse_descr(d, &h->dtype, &h->swap) != 0)
                 return arr__fail(err, errlen, ARR_ERR_INPUT, path,
                             "unsupported dtype '%s' (supported: bool, signed/unsigned integers of 1, 2, 4, 8 bytes, "
-                            "floats of 2, 4, 8 bytes)", d);
+                            "floats of 2, 4, 8 bytes)", app_escape(d, SIZE_MAX, ed, sizeof ed));
             have_descr = true;
         } else if (strcmp(key, "fortran_order") == 0) {
             if (have_fortran) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: 'fortran_order' given twice");
@@ -187,15 +189,21 @@ static arr_status_t parse_dict(const char *text, size_t len, const char *path, n
                             "malformed .npy header: 'shape' is not a tuple of non-negative integers");
             have_shape = true;
         } else {
-            return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: unexpected key '%s'", key);
+            return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: unexpected key '%s'",
+                             app_escape(key, SIZE_MAX, ek, sizeof ek));
         }
         if (accept(&c, ',')) continue;
         if (accept(&c, '}')) break;
-        return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected ',' or '}' after '%s'", key);
+        return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: expected ',' or '}' after '%s'",
+                         app_escape(key, SIZE_MAX, ek, sizeof ek));
     }
-    skip_ws(&c);
-    /* numpy pads with spaces (older writers: NULs) up to the newline. */
-    while (c.p < c.end && *c.p == '\0') ++c.p;
+    /* numpy pads with spaces up to the final newline; older writers pad with
+       NULs, before or after the newline: accept any mix of the two. */
+    for (;;) {
+        skip_ws(&c);
+        if (c.p >= c.end || *c.p != '\0') break;
+        while (c.p < c.end && *c.p == '\0') ++c.p;
+    }
     if (c.p != c.end) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: text after the closing '}'");
     if (!have_descr) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: missing key 'descr'");
     if (!have_fortran) return arr__fail(err, errlen, ARR_ERR_INPUT, path, "malformed .npy header: missing key 'fortran_order'");

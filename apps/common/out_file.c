@@ -4,7 +4,8 @@
  * over it at commit. Pending temporary names live in a fixed table that the
  * SIGINT/SIGTERM/SIGHUP handler can walk without allocating: it unlinks them
  * (unlink is async-signal-safe) and re-raises the signal with the default
- * action, so the exit status still says "killed by signal". */
+ * action, so the exit status still says "killed by signal". An existing
+ * non-regular target (device, FIFO) is written in place instead, as cp does. */
 #define _POSIX_C_SOURCE 200809L
 #include "common/cli.h"
 
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,20 +27,26 @@
 struct app_out {
     FILE *f;
     char *final_path;
-    char *tmp_path; /* NULL for standard output */
-    int slot;       /* index in the pending table, -1 for standard output */
+    char *tmp_path; /* NULL for standard output and in-place files */
+    int slot;       /* index in the pending table, -1 for standard output and in-place files */
+    bool in_place;  /* an existing non-regular file (device, FIFO) written directly */
 };
 
 /* ---- pending temporary files, visible to the signal handler ------------- */
 
 #define PENDING_MAX 32
+/* Slot states: a slot is claimed (compare-and-swap, so threads writing
+ * images and arrays at once never share one), then its path is written,
+ * then it is published; the handler unlinks published paths only, never a
+ * half-written name. */
+enum { SLOT_FREE = 0, SLOT_READY = 1, SLOT_CLAIMED = 2 };
 static char g_pending_path[PENDING_MAX][PATH_MAX];
 static volatile sig_atomic_t g_pending_used[PENDING_MAX];
 static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void on_signal(int sig) {
     for (int i = 0; i < PENDING_MAX; ++i)
-        if (g_pending_used[i]) unlink(g_pending_path[i]);
+        if (g_pending_used[i] == SLOT_READY) unlink(g_pending_path[i]);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -72,17 +80,20 @@ static void block_signals(sigset_t *old) {
 /* Records `path` in a free slot (signals blocked by the caller). Returns the
  * slot, or -1 when the table is full. */
 static int pending_add(const char *path) {
-    for (int i = 0; i < PENDING_MAX; ++i)
-        if (!g_pending_used[i]) {
+    for (int i = 0; i < PENDING_MAX; ++i) {
+        sig_atomic_t expected = SLOT_FREE;
+        if (__atomic_compare_exchange_n(&g_pending_used[i], &expected, SLOT_CLAIMED, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED)) {
             snprintf(g_pending_path[i], PATH_MAX, "%s", path);
-            g_pending_used[i] = 1;
+            __atomic_store_n(&g_pending_used[i], SLOT_READY, __ATOMIC_RELEASE);
             return i;
         }
+    }
     return -1;
 }
 
 static void pending_remove(int slot) {
-    if (slot >= 0 && slot < PENDING_MAX) g_pending_used[slot] = 0;
+    if (slot >= 0 && slot < PENDING_MAX) __atomic_store_n(&g_pending_used[slot], SLOT_FREE, __ATOMIC_RELEASE);
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -103,7 +114,21 @@ static char *dup_str(const char *s) {
     return d;
 }
 
+/* 0666 & ~umask, the mode fopen() would give. The umask is read from
+ * /proc/self/status: umask(2) would change it for a moment under every
+ * other thread (image writes may run on several). */
 static mode_t default_file_mode(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f) {
+        char line[128];
+        unsigned int m;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "Umask: %o", &m) == 1) {
+                fclose(f);
+                return (mode_t)(0666 & ~m);
+            }
+        fclose(f);
+    }
     mode_t mask = umask(0);
     umask(mask);
     return 0666 & ~mask;
@@ -130,9 +155,36 @@ app_out_t *app_out_open(const char *path, char *err, size_t errlen) {
 
     /* An existing directory at the final path would make rename() fail late. */
     struct stat st;
+    int fail_errno = 0; /* what errno says after a failure (see cli.h) */
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         put_err(err, errlen, "%s: is a directory", path);
+        fail_errno = EISDIR;
         goto fail;
+    }
+    /* An existing file that is not a regular file (a character or block
+       device such as /dev/null or /dev/full, a FIFO) is written into in
+       place, as cp does. A temporary file renamed over it would replace the
+       device node (root may create files in /dev) and turn a full disk into
+       a silent success; and a FIFO's reader would never see the data. There
+       is nothing to make atomic about a device anyway. A socket cannot be
+       opened at all: say so. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISSOCK(st.st_mode)) {
+            put_err(err, errlen, "%s: is a socket; cannot write to it", path);
+            fail_errno = ENXIO;
+            goto fail;
+        }
+        /* O_TRUNC as cp: ignored by devices and FIFOs. A FIFO's open waits
+           for its reader, as cp's does. */
+        int fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY);
+        if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
+            fail_errno = errno;
+            if (fd >= 0) close(fd);
+            put_err(err, errlen, "%s: cannot open for writing: %s", path, strerror(fail_errno));
+            goto fail;
+        }
+        o->in_place = true;
+        return o;
     }
 
     /* "<dir>/.<base>.XXXXXX" */
@@ -141,16 +193,19 @@ app_out_t *app_out_open(const char *path, char *err, size_t errlen) {
     const char *base = slash ? slash + 1 : path;
     if (!*base) {
         put_err(err, errlen, "%s: is a directory name, not a file name", path);
+        fail_errno = EISDIR;
         goto fail;
     }
     size_t tlen = dirlen + 1 + strlen(base) + 8 + 1;
     if (tlen > PATH_MAX) {
         put_err(err, errlen, "%s: file name too long", path);
+        fail_errno = ENAMETOOLONG;
         goto fail;
     }
     o->tmp_path = malloc(tlen);
     if (!o->tmp_path) {
         put_err(err, errlen, "%s: out of memory", path);
+        fail_errno = ENOMEM;
         goto fail;
     }
     memcpy(o->tmp_path, path, dirlen);
@@ -174,10 +229,12 @@ app_out_t *app_out_open(const char *path, char *err, size_t errlen) {
         if (dirlen == 0) snprintf(dir, sizeof dir, ".");
         else snprintf(dir, sizeof dir, "%.*s", (int)(dirlen > 1 ? dirlen - 1 : 1), path);
         put_err(err, errlen, "%s: cannot create a file in directory '%s': %s", path, dir, strerror(mk_errno));
+        fail_errno = mk_errno;
         goto fail;
     }
     if (o->slot < 0) {
         put_err(err, errlen, "%s: too many output files open at once", path);
+        fail_errno = EMFILE;
         goto fail;
     }
     (void)fchmod(fd, default_file_mode());
@@ -188,6 +245,7 @@ app_out_t *app_out_open(const char *path, char *err, size_t errlen) {
         unlink(o->tmp_path);
         pending_remove(o->slot);
         put_err(err, errlen, "%s: %s", path, strerror(e));
+        fail_errno = e;
         goto fail;
     }
     return o;
@@ -196,6 +254,7 @@ fail:
     free(o->tmp_path);
     free(o->final_path);
     free(o);
+    errno = fail_errno ? fail_errno : EIO;
     return NULL;
 }
 
@@ -214,6 +273,18 @@ int app_out_commit(app_out_t *o, char *err, size_t errlen) {
         put_err(err, errlen, "app_out_commit: no file");
         return -1;
     }
+    if (o->in_place) {
+        /* No fsync: devices and FIFOs refuse it (EINVAL) and there is no
+           rename to order it before. A full device shows here or in the
+           writes before: ENOSPC from /dev/full. */
+        int e = 0;
+        if (fflush(o->f) != 0 || ferror(o->f)) e = errno ? errno : EIO;
+        if (fclose(o->f) != 0 && !e) e = errno;
+        o->f = NULL;
+        if (e) put_err(err, errlen, "%s: write error: %s", o->final_path, strerror(e));
+        out_free(o);
+        return e ? -1 : 0;
+    }
     if (!o->tmp_path) { /* standard output */
         int bad = fflush(o->f) != 0 || ferror(o->f);
         if (bad) put_err(err, errlen, "%s: write error on standard output: %s", o->final_path, strerror(errno));
@@ -225,10 +296,16 @@ int app_out_commit(app_out_t *o, char *err, size_t errlen) {
     if (!e && fsync(fileno(o->f)) != 0) e = errno;
     if (fclose(o->f) != 0 && !e) e = errno;
     o->f = NULL;
-    if (!e && rename(o->tmp_path, o->final_path) != 0) e = errno;
-    if (e) {
+    if (!e) {
+        if (rename(o->tmp_path, o->final_path) != 0) {
+            e = errno;
+            unlink(o->tmp_path);
+            put_err(err, errlen, "%s: cannot rename the finished temporary file into place: %s", o->final_path,
+                    strerror(e));
+        }
+    } else {
         unlink(o->tmp_path);
-        put_err(err, errlen, "%s: cannot write: %s", o->final_path, strerror(e));
+        put_err(err, errlen, "%s: write error: %s", o->final_path, strerror(e));
     }
     pending_remove(o->slot);
     out_free(o);
@@ -241,6 +318,9 @@ void app_out_abort(app_out_t *o) {
         if (o->f) fclose(o->f);
         unlink(o->tmp_path);
         pending_remove(o->slot);
+    } else if (o->in_place) {
+        /* What reached a device or FIFO cannot be taken back. */
+        if (o->f) fclose(o->f);
     } else if (o->f) {
         fflush(o->f);
     }

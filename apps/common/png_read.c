@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "common/image_io.h"
 #include "image_private.h"
+#include "common/cli.h"
 
 #include <png.h>
 #include <zlib.h>
@@ -67,7 +68,7 @@ static uint32_t be32(const unsigned char *p)
  * inflates IDAT data before it reaches the chunk's CRC, so a damaged IDAT
  * shows up as a zlib error first; this names the real cause. Returns 1 and
  * fills type/offset for the first chunk whose CRC does not match. */
-static int find_bad_crc(FILE *f, char type[5], long *offset)
+static int find_bad_crc(FILE *f, char type[17], long *offset)
 {
     unsigned char buf[65536];
     if (fseek(f, 8, SEEK_SET) != 0)
@@ -92,11 +93,9 @@ static int find_bad_crc(FILE *f, char type[5], long *offset)
         if (fread(stored, 1, 4, f) != 4)
             return 0;
         if (be32(stored) != (uint32_t)crc) {
-            memcpy(type, hdr + 4, 4);
-            type[4] = 0;
-            for (int i = 0; i < 4; ++i)
-                if (type[i] < 32 || type[i] > 126)
-                    type[i] = '?';
+            /* The chunk type is file content: escaped (app_escape) for the
+               message. */
+            app_escape(hdr + 4, 4, type, 17);
             *offset = off;
             return 1;
         }
@@ -109,7 +108,7 @@ static int find_bad_crc(FILE *f, char type[5], long *offset)
 /* The message for an error that libpng raised (c->own_msg == 0). */
 static void format_libpng_error(const read_ctx *c, const char *path, char *err, size_t errlen)
 {
-    char type[5];
+    char type[17]; /* 4 bytes, each up to 4 escaped */
     long off = 0;
     if (find_bad_crc(c->f, type, &off))
         img__err(err, errlen, "%s: corrupt PNG file (CRC error in the %s chunk at byte %ld)", path, type, off);

@@ -19,6 +19,8 @@ void test_write_unwritable_directory(void **state);
 void test_write_path_is_directory(void **state);
 void test_write_atomic_replace(void **state);
 void test_write_fails_midway(void **state);
+void test_write_full_device(void **state);
+void test_write_signal_cleanup(void **state);
 
 /* test_image_srgb.c */
 void test_srgb_known_points(void **state);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <fcntl.h>
 
 /* ---- the test's own table of element types -------------------------------- */
 
@@ -286,6 +287,46 @@ static void test_npy_header_variants(void **state) {
     expect_read(other, ARR_FMT_NPY, ARR_NONE, d, v, 3, 0);
 }
 
+/* A header padded with NUL bytes (older writers) instead of spaces: after
+ * the dict, before and after the newline, and mixed with spaces. */
+static void test_npy_nul_padding(void **state) {
+    fx_dir_t *fx = *state;
+    const char *dict = "{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }";
+    const unsigned char data[4] = {1, 0, 0xff, 0xff};
+    uint16_t want[2] = {1, 0xffff};
+    const char *pads[] = {"\0\0\0\0\0\n", " \0 \0\n", "\n\0\0\0", "\0\0\0\0\0\0"};
+    const size_t padlen[] = {6, 5, 4, 6};
+    char path[1200];
+    path_in(fx, "nul.npy", path, sizeof path);
+    for (size_t i = 0; i < sizeof pads / sizeof pads[0]; ++i) {
+        unsigned char f[256];
+        size_t dl = strlen(dict), hlen = dl + padlen[i], n = 0;
+        memcpy(f, "\x93NUMPY\x01\x00", 8);
+        f[8] = (unsigned char)(hlen & 0xff);
+        f[9] = (unsigned char)(hlen >> 8);
+        n = 10;
+        memcpy(f + n, dict, dl);
+        n += dl;
+        memcpy(f + n, pads[i], padlen[i]);
+        n += padlen[i];
+        memcpy(f + n, data, sizeof data);
+        n += sizeof data;
+        fx_write_file(path, f, n);
+        expect_read(path, ARR_FMT_AUTO, ARR_NONE, &k_dt[4], want, 2, 0);
+    }
+    /* Still refused: text after the padding. */
+    unsigned char f[256];
+    const char *bad = "{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }\0\0x\n";
+    size_t hlen = strlen(dict) + 4;
+    memcpy(f, "\x93NUMPY\x01\x00", 8);
+    f[8] = (unsigned char)hlen;
+    f[9] = 0;
+    memcpy(f + 10, bad, hlen);
+    memcpy(f + 10 + hlen, data, sizeof data);
+    fx_write_file(path, f, 10 + hlen + sizeof data);
+    expect_read_error(path, ARR_FMT_AUTO, ARR_NONE, "text after the closing");
+}
+
 static void test_npy_nd_notice(void **state) {
     fx_dir_t *fx = *state;
     char path[1200], err[512];
@@ -462,6 +503,33 @@ static void test_npy_malformed(void **state) {
     free(zeros);
 }
 
+/* An error message has no raw control character from the file: an ESC in a
+ * .npy dtype or key, or in a text line, is shown escaped (\x1b). */
+static void expect_escaped(const char *path, arr_format_t fmt, arr_dtype_t t, const char *needle) {
+    arr_array_t a;
+    char err[512] = "";
+    if (arr_read(path, fmt, t, &a, err, sizeof err) != ARR_ERR_INPUT) TFAIL("%s: read did not fail", path);
+    for (const char *p = err; *p; ++p)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) TFAIL("%s: raw byte 0x%02x in the message", path, (unsigned char)*p);
+    if (!strstr(err, needle)) TFAIL("%s: message '%s' lacks '%s'", path, err, needle);
+}
+
+static void test_messages_escape_file_content(void **state) {
+    fx_dir_t *fx = *state;
+    char path[1200];
+    path_in(fx, "esc.npy", path, sizeof path);
+    fx_write_npy(path, 1, 0, "{'descr': '<\x1b[2Ji4', 'fortran_order': False, 'shape': (1,), }", 1, 0, "\0\0\0\0", 4);
+    expect_escaped(path, ARR_FMT_AUTO, ARR_NONE, "unsupported dtype '<\\x1b[2Ji4'");
+    fx_write_npy(path, 1, 0, "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), 'k\x07\x1b': 1}", 1, 0, "\0\0\0\0", 4);
+    expect_escaped(path, ARR_FMT_AUTO, ARR_NONE, "unexpected key 'k\\x07\\x1b'");
+    path_in(fx, "esc.txt", path, sizeof path);
+    fx_write_file(path, "1\n\x1b]0;title\x07\n", 13);
+    expect_escaped(path, ARR_FMT_AUTO, ARR_NONE, "'\\x1b]0;title\\x07' is not a number");
+    expect_escaped(path, ARR_FMT_AUTO, ARR_I32, "'\\x1b]0;title\\x07' is not a number");
+    expect_escaped(path, ARR_FMT_AUTO, ARR_F32, "'\\x1b]0;title\\x07' is not a number");
+    expect_escaped(path, ARR_FMT_AUTO, ARR_BOOL, "'\\x1b]0;title\\x07' is not a bool");
+}
+
 /* Not a readable regular file: missing, directory, fifo, no permission. */
 static void test_not_a_file(void **state) {
     fx_dir_t *fx = *state;
@@ -590,12 +658,14 @@ static void test_text_roundtrip(void **state) {
         expect_read(path, ARR_FMT_AUTO, d->t, d, data, n, 1);
         /* Written by the library, read back. */
         path_in(fx, "u.csv", path, sizeof path);
+        /* Bit for bit, NaN signs and payloads included (issue 21: "-nan"
+           came back as "nan", so radixsort --check refused its own output). */
         if (arr_write(path, ARR_FMT_AUTO, d->t, data, n, err, sizeof err) != ARR_OK) TFAIL("arr_write: %s", err);
-        expect_read(path, ARR_FMT_AUTO, d->t, d, data, n, 1);
+        expect_read(path, ARR_FMT_AUTO, d->t, d, data, n, 0);
         /* Written as text under a .bin name, read with the format forced. */
         path_in(fx, "v.bin", path, sizeof path);
         if (arr_write(path, ARR_FMT_TEXT, d->t, data, n, err, sizeof err) != ARR_OK) TFAIL("arr_write: %s", err);
-        expect_read(path, ARR_FMT_TEXT, d->t, d, data, n, 1);
+        expect_read(path, ARR_FMT_TEXT, d->t, d, data, n, 0);
         free(data);
     }
 }
@@ -645,6 +715,59 @@ static void test_text_output_form(void **state) {
 
 static void write_text(const char *path, const char *text) { fx_write_file(path, text, strlen(text)); }
 
+/* Every NaN, infinity, zero and denormal of float16/32/64 through text and
+ * back, bit for bit, and the documented NaN forms (README.md): "nan" and
+ * "-nan" for the quiet NaN, "nan:0xHEX" with the fraction field otherwise. */
+static void test_text_special_values_exact(void **state) {
+    fx_dir_t *fx = *state;
+    char path[1200], err[512];
+    path_in(fx, "s.txt", path, sizeof path);
+    const uint64_t d64[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
+                            0xfff4000000000abcull, 0x7fffffffffffffffull, 0x8000000000000000ull,
+                            0x0000000000000001ull, 0x800fffffffffffffull, 0x7ff0000000000000ull,
+                            0xfff0000000000000ull};
+    const char *w64 = "nan\n-nan\nnan:0x1\n-nan:0x4000000000abc\nnan:0xfffffffffffff\n-0\n"
+                      "4.94065645841247e-324\n-2.225073858507201e-308\ninf\n-inf\n";
+    const uint32_t d32[] = {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xffbfffffu, 0x80000000u, 0x00000001u, 0x807fffffu};
+    const char *w32 = "nan\n-nan\nnan:0x1\n-nan:0x3fffff\n-0\n1.4013e-45\n-1.1754942e-38\n";
+    const uint16_t d16[] = {0x7e00u, 0xfe00u, 0x7c01u, 0xfdffu, 0x8000u, 0x0001u, 0x83ffu, 0xfc00u};
+    const char *w16 = "nan\n-nan\nnan:0x1\n-nan:0x1ff\n-0\n6e-08\n-6.1e-05\n-inf\n";
+    struct { arr_dtype_t t; const void *v; size_t n, size; const char *want; } cases[] = {
+        {ARR_F64, d64, 10, 8, w64}, {ARR_F32, d32, 7, 4, w32}, {ARR_F16, d16, 8, 2, w16}};
+    for (size_t c = 0; c < 3; ++c) {
+        assert_int_equal(arr_write(path, ARR_FMT_AUTO, cases[c].t, cases[c].v, cases[c].n, err, sizeof err), ARR_OK);
+        size_t len;
+        char *s = (char *)fx_read_file(path, &len);
+        assert_string_equal(s, cases[c].want);
+        free(s);
+        arr_array_t a;
+        assert_int_equal(arr_read(path, ARR_FMT_AUTO, cases[c].t, &a, err, sizeof err), ARR_OK);
+        assert_int_equal(a.count, cases[c].n);
+        assert_memory_equal(a.data, cases[c].v, cases[c].n * cases[c].size);
+        arr_free(&a);
+    }
+    /* Read: any case, and without a dtype a NaN form makes float64. */
+    write_text(path, "NaN\n-NAN\n+nan:0X8\n");
+    arr_array_t a;
+    assert_int_equal(arr_read(path, ARR_FMT_AUTO, ARR_NONE, &a, err, sizeof err), ARR_OK);
+    assert_int_equal(a.dtype, ARR_F64);
+    const uint64_t want[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000008ull};
+    assert_memory_equal(a.data, want, sizeof want);
+    arr_free(&a);
+    /* A payload that does not fit the type (or is zero: that is infinity),
+       and malformed forms, are errors. */
+    struct { const char *text; arr_dtype_t t; const char *needle; } bad[] = {
+        {"nan:0x400\n", ARR_F16, "payload"},        {"nan:0x800000\n", ARR_F32, "payload"},
+        {"nan:0x10000000000000\n", ARR_F64, "payload"}, {"nan:0x0\n", ARR_F64, "payload"},
+        {"nan:0x\n", ARR_F64, "not a number"},      {"nan:12\n", ARR_F64, "not a number"},
+        {"nan(0x1)\n", ARR_F64, "not a number"},    {"nan:0x1\n", ARR_I32, "not an integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        write_text(path, bad[i].text);
+        expect_read_error(path, ARR_FMT_AUTO, bad[i].t, bad[i].needle);
+    }
+}
+
 /* No dtype given: int64 when every line is an int64, else float64. */
 static void test_text_auto_type(void **state) {
     fx_dir_t *fx = *state;
@@ -667,10 +790,44 @@ static void test_text_auto_type(void **state) {
     double wd[] = {1.0, 2.5, -INFINITY};
     assert_memory_equal(a.data, wd, sizeof wd);
     arr_free(&a);
-    write_text(path, "1\n9223372036854775808\n"); /* beyond int64: doubles */
+    /* Beyond int64 but all non-negative integers: uint64, every value exact
+       (issue 21: this used to turn the whole file into float64, so 2^53 + 1
+       came back as 2^53). */
+    write_text(path, "9007199254740993\n9223372036854775808\n18446744073709551615\n-0\n+7\n");
+    assert_int_equal(arr_read(path, ARR_FMT_AUTO, ARR_NONE, &a, err, sizeof err), ARR_OK);
+    assert_int_equal(a.dtype, ARR_U64);
+    uint64_t wu[] = {9007199254740993ull, 9223372036854775808ull, UINT64_MAX, 0, 7};
+    assert_int_equal(a.count, 5);
+    assert_memory_equal(a.data, wu, sizeof wu);
+    assert_string_equal(a.notice, "");
+    arr_free(&a);
+    /* Mixed: float64. An integer float64 cannot hold is changed, and the
+       notice says so in one line naming the file and the first such line. */
+    const char *mixed[] = {"1.5\n9007199254740993\n-9007199254740995\n",
+                           "-1\n9007199254740993\n18446744073709551615\n",
+                           "-nan\n9007199254740993\n"};
+    for (size_t m = 0; m < sizeof mixed / sizeof mixed[0]; ++m) {
+        write_text(path, mixed[m]);
+        if (arr_read(path, ARR_FMT_AUTO, ARR_NONE, &a, err, sizeof err) != ARR_OK) TFAIL("file %zu: %s", m, err);
+        assert_int_equal(a.dtype, ARR_F64);
+        if (!strstr(a.notice, path) || !strstr(a.notice, "float64") || !strstr(a.notice, "line 2") ||
+            !strstr(a.notice, "9007199254740993 became 9007199254740992") || strchr(a.notice, '\n'))
+            TFAIL("file %zu: notice '%s' should name %s, float64 and line 2's 9007199254740993", m, a.notice, path);
+        arr_free(&a);
+    }
+    /* Mixed, but every integer exact in float64: no notice. */
+    write_text(path, "-1\n18446744073709551616\n0.5\n9007199254740992\n");
     assert_int_equal(arr_read(path, ARR_FMT_AUTO, ARR_NONE, &a, err, sizeof err), ARR_OK);
     assert_int_equal(a.dtype, ARR_F64);
+    assert_string_equal(a.notice, "");
+    assert_true(((double *)a.data)[1] == 18446744073709551616.0);
     arr_free(&a);
+    /* Streaming reader: the same notice. */
+    write_text(path, "0.5\n9007199254740993\n");
+    arr_reader_t *rd;
+    assert_int_equal(arr_reader_open(&rd, path, ARR_FMT_AUTO, ARR_NONE, err, sizeof err), ARR_OK);
+    assert_non_null(strstr(arr_reader_notice(rd), "9007199254740993"));
+    arr_reader_close(rd);
     write_text(path, "nan\n");
     assert_int_equal(arr_read(path, ARR_FMT_AUTO, ARR_NONE, &a, err, sizeof err), ARR_OK);
     assert_int_equal(a.dtype, ARR_F64);
@@ -931,6 +1088,42 @@ static void test_atomic_write(void **state) {
 }
 
 /* Programs refuse to overwrite their input: app_same_file on array files. */
+/* Array output to a FIFO goes through it; to /dev/full it fails as an I/O
+ * error (exit 2 in the programs), and /dev/full stays a device (issue 21).
+ * The FIFO first: code that renames over the target fails there, before it
+ * could replace /dev/full. */
+static void test_write_non_regular(void **state) {
+    fx_dir_t *fx = *state;
+    char path[1200], err[512];
+    struct stat st, before;
+    path_in(fx, "out.fifo", path, sizeof path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    int rfd = open(path, O_RDONLY | O_NONBLOCK);
+    assert_true(rfd >= 0);
+    const int32_t v[3] = {3, -1, 7};
+    if (arr_write(path, ARR_FMT_TEXT, ARR_I32, v, 3, err, sizeof err) != ARR_OK) TFAIL("arr_write(fifo): %s", err);
+    char got[32] = "";
+    ssize_t n = read(rfd, got, sizeof got - 1);
+    close(rfd);
+    if (n != 7 || strcmp(got, "3\n-1\n7\n") != 0) TFAIL("the FIFO's reader got '%s'", got);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    if (stat("/dev/full", &before) != 0 || !S_ISCHR(before.st_mode)) {
+        print_message("note: no /dev/full here; its case is skipped\n");
+        return;
+    }
+    const arr_format_t fmts[] = {ARR_FMT_NPY, ARR_FMT_RAW, ARR_FMT_TEXT};
+    for (int i = 0; i < 3; ++i) {
+        err[0] = '\0';
+        arr_status_t s = arr_write("/dev/full", fmts[i], ARR_I32, v, 3, err, sizeof err);
+        if (s != ARR_ERR_SYSTEM || !strstr(err, "/dev/full") || !strstr(err, "No space left"))
+            TFAIL("arr_write(/dev/full, %s) gave %d '%s', expected ARR_ERR_SYSTEM and ENOSPC", arr_format_name(fmts[i]),
+                  (int)s, err);
+        assert_int_equal(lstat("/dev/full", &st), 0);
+        if (!S_ISCHR(st.st_mode) || st.st_rdev != before.st_rdev) TFAIL("/dev/full was replaced");
+    }
+}
+
 static void test_same_file(void **state) {
     fx_dir_t *fx = *state;
     char a[1200], b[1200], alias[1400], link_path[1200];
@@ -959,19 +1152,23 @@ int main(void) {
         cmocka_unit_test(test_f16_conversion),
         cmocka_unit_test_setup_teardown(test_npy_roundtrip_all, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_npy_header_variants, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_npy_nul_padding, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_npy_nd_notice, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_npy_write_format, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_npy_malformed, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_messages_escape_file_content, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_not_a_file, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_raw_roundtrip, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_raw_errors, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_text_roundtrip, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_text_output_form, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_text_special_values_exact, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_text_auto_type, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_text_errors, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_stream_read_chunks, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_stream_write, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_atomic_write, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_write_non_regular, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_same_file, fx_dir_setup, fx_dir_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

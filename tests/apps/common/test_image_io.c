@@ -640,6 +640,8 @@ int main(void)
         cmocka_unit_test(test_write_path_is_directory),
         cmocka_unit_test(test_write_atomic_replace),
         cmocka_unit_test(test_write_fails_midway),
+        cmocka_unit_test(test_write_full_device),
+        cmocka_unit_test(test_write_signal_cleanup),
         cmocka_unit_test(test_srgb_known_points),
         cmocka_unit_test(test_srgb8_table_and_roundtrip),
         cmocka_unit_test(test_srgb16_roundtrip),
