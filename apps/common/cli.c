@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <getopt.h>
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -249,4 +250,24 @@ int app_parse_pair_i64(const char *s, int64_t lo, int64_t hi, int64_t *x, int64_
     *x = vx;
     *y = vy;
     return 0;
+}
+
+int app_bad_option(const char *prog, int c, const struct option *longs, char **argv) {
+    /* getopt_long reports a long option by its value in optopt (values of
+     * 256 and up name long-only options), a short one by its letter. */
+    const char *name = NULL;
+    for (const struct option *l = longs; l->name; ++l)
+        if (optopt >= 256 && l->val == optopt) name = l->name;
+    if (c == ':') {
+        if (name) app_error(prog, "option '--%s' needs a value", name);
+        else app_error(prog, "option '-%c' needs a value", optopt);
+    } else if (name) {
+        app_error(prog, "option '--%s' takes no value", name);
+    } else if (optopt > 0 && optopt < 256) {
+        app_error(prog, "unknown option '-%c' (see --help)", optopt);
+    } else {
+        const char *a = argv[optind - 1], *eq = strchr(a, '=');
+        app_error(prog, "unknown or ambiguous option '%.*s' (see --help)", eq ? (int)(eq - a) : (int)strlen(a), a);
+    }
+    return APP_EXIT_USAGE;
 }

@@ -38,6 +38,13 @@ extern "C" {
  * newlines are replaced by spaces so the output stays one line. */
 void app_error(const char *prog, const char *fmt, ...) APP_PRINTF(2, 3);
 
+/* app_bad_option: the one line for getopt_long's '?' or ':' return `c` (an
+ * unknown option, a missing value, a value given to a flag), naming the
+ * option as the user typed it; `longs` is the table given to getopt_long,
+ * whose long-only options have values of 256 and up. Returns APP_EXIT_USAGE. */
+struct option;
+int app_bad_option(const char *prog, int c, const struct option *longs, char **argv);
+
 /* app_error() with a va_list, for callers wrapping it in their own variadic
  * function. */
 void app_verror(const char *prog, const char *fmt, va_list ap);

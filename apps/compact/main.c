@@ -109,7 +109,7 @@ static int set_criterion(options_t *o, criterion_t c, const char *name) {
 }
 
 /* Option values: all from 256 up (no short form but -h), so that
- * getopt_long's optopt names a long option by its value (bad_option). */
+ * getopt_long's optopt names a long option by its value (app_bad_option). */
 enum {
     OPT_GT = 256, OPT_GE, OPT_LT, OPT_LE, OPT_EQ, OPT_NE, OPT_RANGE, OPT_NONZERO, OPT_FINITE, OPT_NAN, OPT_FLAGS,
     OPT_UNIQUE, OPT_PARTITION, OPT_INDICES, OPT_COUNT, OPT_QUIET, OPT_TIMING, OPT_DEVICE, OPT_FORMAT,
@@ -129,27 +129,6 @@ static const struct option kLongs[] = {
     {"format", required_argument, NULL, OPT_FORMAT},  {"out-format", required_argument, NULL, OPT_OUT_FORMAT},
     {"dtype", required_argument, NULL, OPT_DTYPE},    {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},      {NULL, 0, NULL, 0}};
-
-/* One line for a usage error getopt_long found (its own messages are off):
- * optopt is a long option's value, a short option's letter, or 0 for an
- * unknown or ambiguous long option, already stepped past (argv[optind-1]). */
-static int bad_option(int c, char **argv) {
-    const char *name = NULL;
-    for (const struct option *l = kLongs; l->name; ++l)
-        if (optopt >= 256 && l->val == optopt) name = l->name;
-    if (c == ':') {
-        if (name) app_error(PROG, "option '--%s' needs a value", name);
-        else app_error(PROG, "option '-%c' needs a value", optopt);
-    } else if (name) {
-        app_error(PROG, "option '--%s' takes no value", name);
-    } else if (optopt > 0 && optopt < 256) {
-        app_error(PROG, "unknown option '-%c' (see --help)", optopt);
-    } else {
-        const char *a = argv[optind - 1], *eq = strchr(a, '=');
-        app_error(PROG, "unknown or ambiguous option '%.*s' (see --help)", eq ? (int)(eq - a) : (int)strlen(a), a);
-    }
-    return APP_EXIT_USAGE;
-}
 
 /* Returns APP_EXIT_OK, APP_EXIT_USAGE, or -1 for "--help/--version done". */
 static int parse_args(int argc, char **argv, options_t *o) {
@@ -230,7 +209,7 @@ static int parse_args(int argc, char **argv, options_t *o) {
             }
             break;
         default:
-            return bad_option(c, argv);
+            return app_bad_option(PROG, c, kLongs, argv);
         }
     }
     const char *pos[2];

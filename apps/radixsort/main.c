@@ -276,29 +276,6 @@ static bool same_paths(const rs_job_t *job, bool in_place) {
     return false;
 }
 
-/* One line for a usage error getopt_long found (its own messages are off).
- * Long options have values >= 256 (see main), so optopt says which kind
- * failed: a short option's letter, a long option's value, or 0 for an
- * unknown or ambiguous long option, which getopt_long has already stepped
- * past (argv[optind - 1]). Returns the exit status. */
-static int bad_option(int c, const struct option *longs, char **argv) {
-    const char *name = NULL;
-    for (const struct option *l = longs; l->name; ++l)
-        if (optopt >= 256 && l->val == optopt) name = l->name;
-    if (c == ':') {
-        if (name) app_error(prog, "option '--%s' needs a value", name);
-        else app_error(prog, "option '-%c' needs a value", optopt);
-    } else if (name) {
-        app_error(prog, "option '--%s' takes no value", name);
-    } else if (optopt > 0 && optopt < 256) {
-        app_error(prog, "unknown option '-%c' (see --help)", optopt);
-    } else {
-        const char *a = argv[optind - 1], *eq = strchr(a, '=');
-        app_error(prog, "unknown or ambiguous option '%.*s' (see --help)", eq ? (int)(eq - a) : (int)strlen(a), a);
-    }
-    return APP_EXIT_USAGE;
-}
-
 int main(int argc, char **argv) {
     rs_job_t job;
     memset(&job, 0, sizeof job);
@@ -311,7 +288,7 @@ int main(int argc, char **argv) {
 
     /* Long options without a short form, and the long forms of the short
      * ones, get values from 256 up, so that getopt_long's optopt tells a
-     * long option's error from a short one's (bad_option). */
+     * long option's error from a short one's (app_bad_option). */
     enum { OPT_OUTPUT = 256, OPT_REVERSE, OPT_UNIQUE, OPT_CHECK, OPT_HELP, OPT_VERSION, OPT_VALUES, OPT_VALUES_OUT,
            OPT_ARGSORT, OPT_IN_PLACE, OPT_DTYPE, OPT_FORMAT, OPT_DEVICE, OPT_MEM_LIMIT, OPT_TIMING, OPT_QUIET };
     static const struct option longs[] = {
@@ -369,7 +346,7 @@ int main(int argc, char **argv) {
             mem_limit_src = "--mem-limit";
             break;
         default:
-            return bad_option(c, longs, argv);
+            return app_bad_option(prog, c, longs, argv);
         }
     }
     for (int i = optind; i < argc; ++i) {

@@ -96,7 +96,7 @@ static int parse_range(const char *name, const char *v, double lo, double hi, do
 }
 
 /* Option values, all from 256 up (no short form but -h), so that
- * getopt_long's optopt names a long option by its value (bad_option). */
+ * getopt_long's optopt names a long option by its value (app_bad_option). */
 enum {
     OPT_DEPTH = 256, OPT_RADIUS, OPT_TILT_SHIFT, OPT_FOCUS, OPT_FOCUS_AT, OPT_APERTURE, OPT_MAX_RADIUS,
     OPT_INVERT_DEPTH, OPT_PASSES, OPT_NO_LINEAR, OPT_QUALITY, OPT_DEVICE, OPT_MAX_PIXELS, OPT_FORCE, OPT_TIMING,
@@ -114,27 +114,6 @@ static const struct option kLongs[] = {
     {"timing", no_argument, NULL, OPT_TIMING},               {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},                   {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
-
-/* One line for a usage error getopt_long found (its own messages are off):
- * optopt is a long option's value, a short option's letter, or 0 for an
- * unknown or ambiguous long option, already stepped past (argv[optind-1]). */
-static int bad_option(int c, char **argv) {
-    const char *name = NULL;
-    for (const struct option *l = kLongs; l->name; ++l)
-        if (optopt >= 256 && l->val == optopt) name = l->name;
-    if (c == ':') {
-        if (name) app_error(kProg, "option '--%s' needs a value", name);
-        else app_error(kProg, "option '-%c' needs a value", optopt);
-    } else if (name) {
-        app_error(kProg, "option '--%s' takes no value", name);
-    } else if (optopt > 0 && optopt < 256) {
-        app_error(kProg, "unknown option '-%c' (see --help)", optopt);
-    } else {
-        const char *a = argv[optind - 1], *eq = strchr(a, '=');
-        app_error(kProg, "unknown or ambiguous option '%.*s' (see --help)", eq ? (int)(eq - a) : (int)strlen(a), a);
-    }
-    return APP_EXIT_USAGE;
-}
 
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, options_t *o) {
@@ -213,7 +192,7 @@ static int parse_args(int argc, char **argv, options_t *o) {
             }
             break;
         default:
-            return bad_option(c, argv);
+            return app_bad_option(kProg, c, kLongs, argv);
         }
     }
     const char *pos[2] = {NULL, NULL};
@@ -287,21 +266,6 @@ static float *depth_values(const img_t *d, char *err, size_t errlen) {
         all[i] = s / (float)colour; /* in place: i <= i * C */
     }
     return all;
-}
-
-/* 1 when OUT could be written: not a directory, in an existing folder that
- * this process may write into. Asked after img_write failed, to tell the
- * user's mistake (exit 1) from an I/O failure (exit 2). */
-static int destination_usable(const char *out) {
-    struct stat st;
-    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
-    const char *slash = strrchr(out, '/');
-    char dir[4096];
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == out) snprintf(dir, sizeof dir, "/");
-    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - out), out);
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
-    return access(dir, W_OK | X_OK) == 0;
 }
 
 int main(int argc, char **argv) {
@@ -407,13 +371,11 @@ int main(int argc, char **argv) {
         goto fail;
     }
     img_write_opts_t wo = {(int)o.quality};
-    if (img_write(o.out, &outimg, &wo, err, sizeof err) != 0) {
-        /* img_write returns -1 for every failure, with one message. A
-           destination the user got wrong (no such folder, not writable, a
-           directory) is bad input, 1; with a usable destination the failure
-           happened while writing (disk full, I/O error), 2, as the README
-           says. */
-        rc = destination_usable(o.out) ? APP_EXIT_INTERNAL : APP_EXIT_USAGE;
+    const int wrc = img_write(o.out, &outimg, &wo, err, sizeof err);
+    if (wrc != 0) {
+        /* A failed write (disk full, I/O error) is exit 2, as the README
+         * says; a destination the user got wrong is bad input, 1. */
+        rc = wrc == IMG_ERR_IO ? APP_EXIT_INTERNAL : APP_EXIT_USAGE;
         goto fail;
     }
     app_timing_stop(&tm);

@@ -72,7 +72,7 @@ static void usage(FILE *f) {
  * ------------------------------------------------------------------------- */
 
 /* Option values, all from 256 up (no short form but -h), so that
- * getopt_long's optopt names a long option by its value (bad_option). */
+ * getopt_long's optopt names a long option by its value (app_bad_option). */
 enum { OPT_OP = 256, OPT_EXCLUSIVE, OPT_DEVICE, OPT_HELP, OPT_VERSION };
 
 static const struct option kLongs[] = {{"op", required_argument, NULL, OPT_OP},
@@ -81,27 +81,6 @@ static const struct option kLongs[] = {{"op", required_argument, NULL, OPT_OP},
                                        {"help", no_argument, NULL, OPT_HELP},
                                        {"version", no_argument, NULL, OPT_VERSION},
                                        {NULL, 0, NULL, 0}};
-
-/* One line for a usage error getopt_long found (its own messages are off):
- * optopt is a long option's value, a short option's letter, or 0 for an
- * unknown or ambiguous long option, already stepped past (argv[optind-1]). */
-static int bad_option(int c, char **argv) {
-    const char *name = NULL;
-    for (const struct option *l = kLongs; l->name; ++l)
-        if (optopt >= 256 && l->val == optopt) name = l->name;
-    if (c == ':') {
-        if (name) app_error(PROG, "option '--%s' needs a value; see --help", name);
-        else app_error(PROG, "option '-%c' needs a value; see --help", optopt);
-    } else if (name) {
-        app_error(PROG, "option '--%s' takes no value; see --help", name);
-    } else if (optopt > 0 && optopt < 256) {
-        app_error(PROG, "unknown option '-%c'; see --help", optopt);
-    } else {
-        const char *a = argv[optind - 1], *eq = strchr(a, '=');
-        app_error(PROG, "unknown or ambiguous option '%.*s'; see --help", eq ? (int)(eq - a) : (int)strlen(a), a);
-    }
-    return EXIT_USAGE;
-}
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options_t *o) {
@@ -137,7 +116,7 @@ static int parse_args(int argc, char **argv, options_t *o) {
             }
             break;
         default:
-            return bad_option(c, argv);
+            return app_bad_option(PROG, c, kLongs, argv);
         }
     }
     for (int i = optind; i < argc; ++i) {
