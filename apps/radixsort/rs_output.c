@@ -129,10 +129,15 @@ arr_status_t rs_output_open(rs_output_t *o, const char *path, arr_format_t forma
 
     /* The rename at publish would fail on a directory; say so now. */
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    const int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: is a directory", path);
         return ARR_ERR_INPUT;
     }
+    /* A device, FIFO or socket is never replaced by a renamed file: the
+     * writer of apps/common writes into it in place (as cp does), or refuses
+     * it, and there is nothing to stage or publish. */
+    if (exists && !S_ISREG(st.st_mode)) return arr_writer_open(&o->w, path, fmt, dtype, count, err, errlen);
     if (!path[0] || path[strlen(path) - 1] == '/') {
         snprintf(err, errlen, "%s: is a directory name, not a file name", path);
         return ARR_ERR_INPUT;

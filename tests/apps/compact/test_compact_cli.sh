@@ -267,4 +267,12 @@ if expect 0 "OUT - npy file" --device cpu --quiet "$tmp/a.txt" "$tmp/s.npy" --gt
     fi
 fi
 
+# ---- a device is written in place, and a full disk is exit 2 (issue 21, item 3) ----
+# (a private node of /dev/full's kind, 1 7, so a regression cannot harm /dev/full)
+if mknod "$tmp/full" c 1 7 2>/dev/null; then
+    printf '1\n5\n3\n' >"$tmp/full_in.txt"
+    expect 2 "OUT = a full device" "$tmp/full_in.txt" "$tmp/full" --out-format text --gt 2 --device cpu && one_line "OUT = a full device" "$tmp/full"
+    [[ -c $tmp/full ]] || fail "the full device was replaced by a file"
+fi
+
 cli_finish "compact CLI"

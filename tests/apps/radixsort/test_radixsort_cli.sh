@@ -313,4 +313,46 @@ for extra in "" "--mem-limit 8000"; do
         fail "failed keys write ($extra): old values file $([[ -e $tmp/lvo.npy ]] && echo changed || echo deleted)"
 done
 
+# --- file-format and output fixes of apps/common, end to end (issue 21, item 3) ---
+# NaN's sign survives text: the program's own sorted text output passes --check.
+printf '1.5\n-nan\nnan\n-0\n0\n-inf\n' >"$tmp/nan.txt"
+expect_cmd 0 "text with -nan" "$RS" "$tmp/nan.txt" -o "$tmp/nan_sorted.txt" --device cpu --quiet &&
+    expect_cmd 0 "--check of its own text output" "$RS" "$tmp/nan_sorted.txt" --check --device cpu --quiet &&
+    ok "-nan round-trips through text (--check accepts the sorted output)"
+head -1 "$tmp/nan_sorted.txt" | grep -q '^-nan' && ok "-nan sorts first and is written as -nan" ||
+    fail "-nan not first or not written as -nan: $(tr '\n' ' ' <"$tmp/nan_sorted.txt")"
+# An integer beyond int64 no longer turns exact integers into float64.
+printf '9007199254740993\n18446744073709551615\n3\n' >"$tmp/big.txt"
+expect_cmd 0 "integers beyond int64" "$RS" "$tmp/big.txt" -o "$tmp/big_sorted.txt" --device cpu --quiet &&
+    { [[ $(tr '\n' ' ' <"$tmp/big_sorted.txt") == "3 9007199254740993 18446744073709551615 " ]] &&
+        ok "integers beyond int64 read as uint64, exactly" ||
+        fail "integers beyond int64 changed: $(tr '\n' ' ' <"$tmp/big_sorted.txt")"; }
+# A .npy header padded with NUL bytes is read.
+python3 - "$tmp/nul.npy" <<'PYEOF'
+import struct, sys
+d = b"{'descr': '<u4', 'fortran_order': False, 'shape': (3,), }"
+pad = 64 - (10 + len(d) + 1) % 64
+hdr = d + b'\0' * pad + b'\n'
+open(sys.argv[1], 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr + struct.pack('<3I', 5, 1, 3))
+PYEOF
+expect_cmd 0 "NUL-padded .npy header" "$RS" "$tmp/nul.npy" -o "$tmp/nul_sorted.txt" --device cpu --quiet &&
+    { [[ $(tr '\n' ' ' <"$tmp/nul_sorted.txt") == "1 3 5 " ]] && ok "NUL-padded .npy header read" || fail "NUL-padded .npy: $(cat "$tmp/nul_sorted.txt")"; }
+# Control characters from a file are escaped in the message.
+python3 - "$tmp/esc.npy" <<'PYEOF'
+import struct, sys
+d = b"{'descr': '<u4\x1b[31m', 'fortran_order': False, 'shape': (1,), }"
+pad = 64 - (10 + len(d) + 1) % 64
+hdr = d + b' ' * pad + b'\n'
+open(sys.argv[1], 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(hdr)) + hdr + b'\0\0\0\0')
+PYEOF
+expect_error "ESC in a .npy dtype" "$tmp/esc_out.npy" "$RS" "$tmp/esc.npy" -o "$tmp/esc_out.npy" --device cpu
+if grep -q $'\x1b' "$tmp/err"; then fail "ESC from the file echoed raw: $(od -c "$tmp/err" | head -3)"; else ok "ESC from the file escaped in the message"; fi
+# A device is written in place, never replaced, and a full disk is exit 2.
+# The device is a private node of /dev/full's kind (1, 7) in $tmp, so a
+# program that replaced it could not harm the machine's /dev/full.
+if mknod "$tmp/full" c 1 7 2>/dev/null; then
+    expect_cmd 2 "-o a full device" "$RS" "$tmp/u4.npy" -o "$tmp/full" --device cpu --quiet && one_line "-o a full device" "$tmp/full"
+    [[ -c $tmp/full ]] && ok "the full device is still a character device" || fail "the full device was replaced by a file"
+fi
+
 cli_finish "radixsort CLI"
