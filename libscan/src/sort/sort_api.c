@@ -45,14 +45,10 @@ libscan_status_t libscan_sort_temp_bytes(size_t count, libscan_dtype_t key, size
     if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8) return LIBSCAN_ERROR_INVALID_ARGUMENT;
     if (mode == LIBSCAN_SORT_ARGSORT && value_bytes == 0) return LIBSCAN_ERROR_INVALID_ARGUMENT;
     if (count > LIBSCAN_MAX_COUNT) return LIBSCAN_ERROR_TOO_LARGE;
-    if (count == 0) {
-        *temp_bytes = 0;
-        return LIBSCAN_SUCCESS;
-    }
     size_t need = libscan__sort_scratch_bytes(count, ks, value_bytes);
     if (mode == LIBSCAN_SORT_OUT_OF_PLACE) need += round_up(count * ks) + round_up(count * value_bytes);
     if (mode == LIBSCAN_SORT_ARGSORT) need += 2 * round_up(count * ks) + round_up(count * value_bytes);
-    *temp_bytes = need + LIBSCAN_TEMP_ALIGNMENT; /* any caller pointer can be aligned up */
+    *temp_bytes = libscan__with_slack(need); /* 0 for count 0 */
     return LIBSCAN_SUCCESS;
 }
 
