@@ -12,21 +12,17 @@ libscan_status_t libscan_cpu_sat_box_filter(const libscan_sat_image_t *table, co
     const unsigned char *t = (const unsigned char *)table->data;
     const unsigned char *wt = wtable ? (const unsigned char *)wtable->data : NULL;
     const size_t wpitch = wtable ? wtable->pitch : 0;
-    const int C = table->channels;
+    const int C = table->channels, wide = table->dtype == LIBSCAN_U64;
+    const int obytes = (int)libscan_dtype_size(out->dtype);
     for (size_t y = 0; y < table->height; ++y) {
         const uint16_t *rrow =
             radius_q8 ? (const uint16_t *)(const void *)((const unsigned char *)radius_q8 + y * radius_pitch) : NULL;
         unsigned char *orow = (unsigned char *)out->data + y * out->pitch;
         for (size_t x = 0; x < table->width; ++x) {
-            uint32_t v[4];
-            libscan__sat_filter_pixel(t, table->pitch, C, wt, wpitch, table->width, table->height, x, y,
+            uint64_t v[4];
+            libscan__sat_filter_pixel(t, table->pitch, C, wide, wt, wpitch, table->width, table->height, x, y,
                               rrow ? rrow[x] : uniform_radius_q8, v);
-            for (int c = 0; c < C; ++c) {
-                if (out->dtype == LIBSCAN_U16)
-                    ((uint16_t *)(void *)orow)[x * (size_t)C + (size_t)c] = (uint16_t)(v[c] > 65535u ? 65535u : v[c]);
-                else
-                    orow[x * (size_t)C + (size_t)c] = (uint8_t)(v[c] > 255u ? 255u : v[c]);
-            }
+            for (int c = 0; c < C; ++c) libscan__sat_store(orow, x * (size_t)C + (size_t)c, obytes, v[c]);
         }
     }
     return LIBSCAN_SUCCESS;

@@ -29,6 +29,8 @@
 SAT_CPU_BUILD(build_u8_u32, uint8_t, uint32_t)
 SAT_CPU_BUILD(build_u16_u32, uint16_t, uint32_t)
 SAT_CPU_BUILD(build_u16_u64, uint16_t, uint64_t)
+SAT_CPU_BUILD(build_u32_u64, uint32_t, uint64_t)
+SAT_CPU_BUILD(build_u64_u64, uint64_t, uint64_t)
 SAT_CPU_BUILD(build_f32_f32, float, float)
 SAT_CPU_BUILD(build_f32_f64, float, double)
 
@@ -39,6 +41,8 @@ libscan_status_t libscan_cpu_sat_build(const libscan_sat_image_t *in, const libs
     case LIBSCAN_U8 * 8 + LIBSCAN_U32: build_u8_u32(in, out); break;
     case LIBSCAN_U16 * 8 + LIBSCAN_U32: build_u16_u32(in, out); break;
     case LIBSCAN_U16 * 8 + LIBSCAN_U64: build_u16_u64(in, out); break;
+    case LIBSCAN_U32 * 8 + LIBSCAN_U64: build_u32_u64(in, out); break;
+    case LIBSCAN_U64 * 8 + LIBSCAN_U64: build_u64_u64(in, out); break;
     case LIBSCAN_F32 * 8 + LIBSCAN_F32: build_f32_f32(in, out); break;
     case LIBSCAN_F32 * 8 + LIBSCAN_F64: build_f32_f64(in, out); break;
     default: return LIBSCAN_ERROR_INVALID_DTYPE;
