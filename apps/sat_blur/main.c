@@ -1,6 +1,7 @@
 /* main.c -- sat_blur: depth-of-field (or uniform, or tilt-shift) blur of a PNG
  * through summed-area tables, on the GPU or the CPU. See --help. */
-#include "blur.h"
+#include "pipeline.h"
+#include "radius.h"
 #include "common/cli.h"
 #include "common/image_io.h"
 
@@ -62,8 +63,9 @@ static const char kHelp[] =
     "  --quiet             no progress output\n"
     "  -h, --help, --version\n"
     "\n"
-    "The blur runs in linear light (sRGB decoded) with premultiplied alpha, on\n"
-    "12-bit fixed-point samples; integer tables make GPU and CPU output identical.\n"
+    "The blur runs in linear light (sRGB decoded) with premultiplied alpha, in\n"
+    "fixed point as fine as the file needs (--radius 0 gives every pixel back);\n"
+    "integer tables make GPU and CPU output identical.\n"
     "Options may come before or after the files (--opt=V or --opt V); -- ends\n"
     "the options.\n"
     "Exit status: 0 success, 1 bad usage or input (one line on stderr, no output\n"
@@ -245,25 +247,10 @@ static int parse_args(int argc, char **argv, options_t *o) {
     return -1;
 }
 
-/* Depth in [0, 1] per pixel: gray, or the mean of R, G, B (alpha ignored). */
-static float *depth_values(const img_t *d, char *err, size_t errlen) {
-    const size_t n = img_pixel_count(d), C = (size_t)d->channels;
-    float *all = malloc(n * C * sizeof(float));
-    if (!all) {
-        snprintf(err, errlen, "out of memory for the depth map");
-        return NULL;
-    }
-    if (img_to_linear_f32(d, all, 0, 0, err, errlen) != 0) {
-        free(all);
-        return NULL;
-    }
-    const size_t colour = C >= 3 ? 3 : 1;
-    for (size_t i = 0; i < n; ++i) {
-        float s = 0;
-        for (size_t c = 0; c < colour; ++c) s += all[i * C + c];
-        all[i] = s / (float)colour; /* in place: i <= i * C */
-    }
-    return all;
+/* An image as the blur sees it (the same layout). */
+static blur_pixels_t pixels_of(const img_t *im) {
+    const blur_pixels_t p = {im->pixels, im->bits, im->channels, (size_t)im->width, (size_t)im->height};
+    return p;
 }
 
 int main(int argc, char **argv) {
@@ -279,8 +266,6 @@ int main(int argc, char **argv) {
     img_init(&img);
     img_init(&depth);
     img_init(&outimg);
-    float *lin = NULL, *dv = NULL;
-    uint16_t *fixed = NULL, *radius = NULL;
     rc = APP_EXIT_USAGE;
 
     app_timing_start(&tm, "decode");
@@ -299,44 +284,34 @@ int main(int argc, char **argv) {
         goto fail;
     }
 
-    app_timing_start(&tm, "convert");
-    const size_t W = (size_t)img.width, H = (size_t)img.height, C = (size_t)img.channels, n = W * H;
-    lin = malloc(n * C * sizeof(float));
-    fixed = malloc(n * C * sizeof(uint16_t));
-    if (!lin || !fixed) {
-        snprintf(err, sizeof err, "%s: out of memory for %zux%zu pixels", o.in, W, H);
+    app_timing_stop(&tm);
+    if (img_alloc(&outimg, img.width, img.height, img.channels, img.bits, err, sizeof err) != 0) {
         rc = APP_EXIT_INTERNAL;
         goto fail;
     }
-    if (img_to_linear_f32(&img, lin, !o.no_linear, 1, err, sizeof err) != 0) goto fail;
-    blur_to_fixed(lin, n * C, fixed);
-
-    blur_job_t job = {W, H, (int)C, fixed, NULL, blur_radius_q8(o.radius), 0, (int)o.passes};
-    if (o.depth || o.tilt) {
-        radius = malloc(n * sizeof(uint16_t));
-        if (!radius) {
-            snprintf(err, sizeof err, "out of memory for the radius map");
-            rc = APP_EXIT_INTERNAL;
-            goto fail;
+    /* The conversions, radius map and blur all happen in the run (pipeline.h). */
+    blur_image_job_t job = {.in = pixels_of(&img), .out = pixels_of(&outimg), .linear = !o.no_linear,
+                            .passes = (int)o.passes, .mode = BLUR_MODE_UNIFORM, .radius = o.radius};
+    if (o.depth) {
+        job.mode = BLUR_MODE_DEPTH;
+        job.depth = pixels_of(&depth);
+        job.invert = o.invert;
+        job.focus = o.focus;
+        job.aperture = o.aperture;
+        job.max_radius = o.max_radius;
+        if (!o.focus_set) { /* the depth under --focus-at, or at the centre */
+            const size_t fx = o.focus_at_set ? (size_t)o.focus_x : (size_t)img.width / 2;
+            const size_t fy = o.focus_at_set ? (size_t)o.focus_y : (size_t)img.height / 2;
+            job.focus = blur_depth_at(&job.depth, fx, fy);
+            if (o.invert) job.focus = 1.0 - job.focus;
         }
-        if (o.depth) {
-            if (!(dv = depth_values(&depth, err, sizeof err))) goto fail;
-            double focus = o.focus;
-            if (!o.focus_set) { /* the depth under --focus-at, or at the centre */
-                const size_t fx = o.focus_at_set ? (size_t)o.focus_x : W / 2, fy = o.focus_at_set ? (size_t)o.focus_y : H / 2;
-                focus = dv[fy * W + fx];
-                if (o.invert) focus = 1.0 - focus;
-            }
-            blur_radius_map_depth(dv, W, H, o.invert, focus, o.aperture, o.max_radius, radius);
-        } else {
-            blur_radius_map_tilt(W, H, o.focus_set ? o.focus : 0.5, o.max_radius, radius);
-        }
-        job.radius_q8 = radius;
-        job.weighted = 1;
+    } else if (o.tilt) {
+        job.mode = BLUR_MODE_TILT;
+        job.focus = o.focus_set ? o.focus : 0.5;
+        job.max_radius = o.max_radius;
     }
 
     blur_times_t bt;
-    app_timing_stop(&tm);
     /* Chosen only now, so that bad input gets its one error line and nothing else. */
     if ((rc = app_choose_device(kProg, o.device, &dev)) != APP_EXIT_OK) {
         err[0] = 0;
@@ -344,30 +319,22 @@ int main(int argc, char **argv) {
     }
     rc = APP_EXIT_USAGE;
     if (dev == APP_DEVICE_GPU) {
-        const int g = blur_run_gpu(&job, &bt, err, sizeof err);
+        const int g = blur_image_run_gpu(&job, &bt, err, sizeof err);
         if (g != 0) {
             rc = g == -2 ? APP_EXIT_INTERNAL : APP_EXIT_USAGE;
             goto fail;
         }
-        app_timing_add(&tm, "upload", bt.upload);
-    } else if (blur_run_cpu(&job, &bt, err, sizeof err) != 0) {
+    } else if (blur_image_run_cpu(&job, &bt, err, sizeof err) != 0) {
         rc = APP_EXIT_INTERNAL;
         goto fail;
     }
+    app_timing_add(&tm, "convert", bt.convert);
+    if (dev == APP_DEVICE_GPU) app_timing_add(&tm, "upload", bt.upload);
     app_timing_add(&tm, "SAT", bt.sat);
     app_timing_add(&tm, "blur", bt.blur);
     if (dev == APP_DEVICE_GPU) app_timing_add(&tm, "download", bt.download);
 
     app_timing_start(&tm, "encode");
-    blur_from_fixed(fixed, n * C, lin);
-    if (img_alloc(&outimg, img.width, img.height, img.channels, img.bits, err, sizeof err) != 0) {
-        rc = APP_EXIT_INTERNAL;
-        goto fail;
-    }
-    if (img_from_linear_f32(lin, &outimg, !o.no_linear, 1, err, sizeof err) != 0) {
-        rc = APP_EXIT_INTERNAL;
-        goto fail;
-    }
     img_write_opts_t wo = {(int)o.quality};
     const int wrc = img_write(o.out, &outimg, &wo, err, sizeof err);
     if (wrc != 0) {
@@ -383,10 +350,6 @@ int main(int argc, char **argv) {
 fail:
     app_error(kProg, "%s", err[0] ? err : "failed");
 done:
-    free(lin);
-    free(dv);
-    free(fixed);
-    free(radius);
     img_free(&img);
     img_free(&depth);
     img_free(&outimg);

@@ -35,6 +35,7 @@
 #include <cuda_runtime.h>
 #ifdef BENCH_SAT_HAVE_DOF
 #include "blur.h"
+#include "radius.h"
 #endif
 #ifdef BENCH_SAT_HAVE_NPP
 #include <nppi_statistics_functions.h>
@@ -179,19 +180,19 @@ DofResult run_dof(size_t W, size_t H, int reps) {
         r.skipped = "skipped (host memory)";
         return r;
     }
-    // Pixels: random floats in [0, 1) through blur_to_fixed, a row at a time.
-    // Radii: blur_radius_map_depth of a diagonal depth ramp, (x + y + 1) / (W + H)
-    // in (0, 1): near (clamped to max radius) at the top left, sharp along
-    // the depth 0.3 diagonal, 16.8 px at the far bottom right.
+    // Pixels: random 12-bit samples (BLUR_P12, what an 8-bit RGBA file
+    // without partial alpha becomes). Radii: the circle of confusion of a
+    // diagonal depth ramp, (x + y + 1) / (W + H) in (0, 1): near (clamped to
+    // max radius) at the top left, sharp along the depth 0.3 diagonal,
+    // 16.8 px at the far bottom right.
     {
-        std::vector<float> row(W * C);
         uint64_t rng = (uint64_t)W * 1000003u + H;
-        for (size_t y = 0; y < H; ++y) {
-            for (float &v : row) v = (float)(splitmix64(&rng) >> 40) * (1.0f / 16777216.0f);
-            blur_to_fixed(row.data(), W * C, orig.data() + y * W * C);
-            for (size_t x = 0; x < W; ++x) row[x] = (float)((double)(x + y + 1) / (double)(W + H));
-            blur_radius_map_depth(row.data(), W, 1, 0, kDofFocus, kDofAperture, kDofMaxRadius, radius.data() + y * W);
-        }
+        const uint64_t one = blur_format(BLUR_P12).one;
+        for (size_t i = 0; i < n * C; ++i) orig[i] = (uint16_t)((splitmix64(&rng) >> 40) % (one + 1));
+        for (size_t y = 0; y < H; ++y)
+            for (size_t x = 0; x < W; ++x)
+                radius[y * W + x] = blur_radius_q8(
+                    blur_coc_radius((double)(x + y + 1) / (double)(W + H), kDofFocus, kDofAperture, kDofMaxRadius));
     }
     blur_job_t job = {W, H, kDofChannels, pixels.data(), radius.data(), blur_radius_q8(kDofRadius), 1, kDofPasses};
     std::vector<double> gpu, up, down;
