@@ -194,7 +194,8 @@ DofResult run_dof(size_t W, size_t H, int reps) {
                 radius[y * W + x] = blur_radius_q8(
                     blur_coc_radius((double)(x + y + 1) / (double)(W + H), kDofFocus, kDofAperture, kDofMaxRadius));
     }
-    blur_job_t job = {W, H, kDofChannels, pixels.data(), radius.data(), blur_radius_q8(kDofRadius), 1, kDofPasses};
+    blur_job_t job = {W, H, kDofChannels, pixels.data(), radius.data(), blur_radius_q8(kDofRadius), 1, kDofPasses,
+                      BLUR_P12};
     std::vector<double> gpu, up, down;
     char err[512] = "";
     for (int i = 0; i <= reps; ++i) { // run 0 is the warm-up
