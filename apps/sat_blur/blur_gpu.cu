@@ -264,11 +264,14 @@ extern "C" int blur_image_run_gpu(const blur_image_job_t *job, blur_times_t *tim
         auto *d_radius = static_cast<uint16_t *>(g.alloc(plan.weighted ? n * 2 : 0));
         auto *d_decode = static_cast<uint64_t *>(g.alloc(levels * sizeof(uint64_t)));
         auto *d_split = static_cast<uint32_t *>(g.alloc((levels - 1) * sizeof(uint32_t)));
+        auto *d_index = static_cast<uint16_t *>(g.alloc(BLUR_INDEX_LEN * sizeof(uint16_t)));
         auto *d_rlut = static_cast<uint16_t *>(g.alloc(plan.radius_lut_len * sizeof(uint16_t)));
         g.copy(d_raw, in.data, raw_bytes, cudaMemcpyHostToDevice, "uploading the image");
         g.copy(d_depth, job->depth.data, depth_bytes, cudaMemcpyHostToDevice, "uploading the depth map");
         g.copy(d_decode, plan.luts.decode, levels * sizeof(uint64_t), cudaMemcpyHostToDevice, "uploading the tables");
         g.copy(d_split, plan.luts.split, (levels - 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, "uploading the tables");
+        g.copy(d_index, plan.luts.index, BLUR_INDEX_LEN * sizeof(uint16_t), cudaMemcpyHostToDevice,
+               "uploading the tables");
         g.copy(d_rlut, plan.radius_lut, plan.radius_lut_len * sizeof(uint16_t), cudaMemcpyHostToDevice,
                "uploading the tables");
         g.lap(times ? &times->upload : nullptr);
@@ -291,7 +294,7 @@ extern "C" int blur_image_run_gpu(const blur_image_job_t *job, blur_times_t *tim
         }
         if (rc == 0) {
             g.what = "converting the pixels back";
-            g.e = blur_gpu_from_fixed(d_fixed, plan.precision, (int)C, n, d_split, in.bits, d_raw, g.stream);
+            g.e = blur_gpu_from_fixed(d_fixed, plan.precision, (int)C, n, d_split, d_index, in.bits, d_raw, g.stream);
             g.lap(times ? &times->convert : nullptr);
             g.copy(job->out.data, d_raw, raw_bytes, cudaMemcpyDeviceToHost, "downloading the result");
             g.lap(times ? &times->download : nullptr);

@@ -52,6 +52,7 @@ static double transfer(double v, int linear) { return linear ? img_srgb_to_linea
 int blur_luts_init(blur_luts_t *l, int bits, blur_precision_t precision, int linear, char *err, size_t errlen) {
     l->decode = NULL;
     l->split = NULL;
+    l->index = NULL;
     if ((bits != 8 && bits != 16) || (unsigned)precision > BLUR_P37) {
         snprintf(err, errlen, "pixel conversion: %d-bit samples or precision %d not supported", bits, (int)precision);
         return -1;
@@ -61,7 +62,8 @@ int blur_luts_init(blur_luts_t *l, int bits, blur_precision_t precision, int lin
     l->precision = precision;
     l->decode = malloc(((size_t)max + 1) * sizeof *l->decode);
     l->split = malloc((size_t)max * sizeof *l->split);
-    if (!l->decode || !l->split) {
+    l->index = malloc(BLUR_INDEX_LEN * sizeof *l->index);
+    if (!l->decode || !l->split || !l->index) {
         blur_luts_free(l);
         snprintf(err, errlen, "out of memory for the pixel conversion tables");
         return -1;
@@ -69,14 +71,24 @@ int blur_luts_init(blur_luts_t *l, int bits, blur_precision_t precision, int lin
     const double one = (double)blur_format(precision).one, scale = (double)(1u << BLUR_SPLIT_BITS);
     for (uint32_t c = 0; c <= max; ++c) l->decode[c] = (uint64_t)floor(transfer((double)c / max, linear) * one + 0.5);
     for (uint32_t k = 0; k < max; ++k) l->split[k] = (uint32_t)ceil(transfer((k + 0.5) / max, linear) * scale);
+    /* index[b]: the splits at or below b * 2^11, by one walk (split is
+     * non-decreasing, as the transfer is) */
+    uint32_t k = 0;
+    for (size_t b = 0; b < BLUR_INDEX_LEN; ++b) {
+        const uint64_t at = (uint64_t)b << BLUR_INDEX_SHIFT;
+        while (k < max && l->split[k] <= at) ++k;
+        l->index[b] = (uint16_t)k;
+    }
     return 0;
 }
 
 void blur_luts_free(blur_luts_t *l) {
     free(l->decode);
     free(l->split);
+    free(l->index);
     l->decode = NULL;
     l->split = NULL;
+    l->index = NULL;
 }
 
 /* ---- whole images ------------------------------------------------------------------ */
@@ -110,7 +122,7 @@ static void from_fixed_rows(void *p, size_t y0, size_t y1) {
         uint64_t in[4];
         uint32_t out[4];
         for (int k = 0; k < C; ++k) in[k] = blur_load(c->fixed, i * (size_t)C + (size_t)k, f.sample_bytes);
-        blur_pixel_from_fixed(c->l->split, bits, f.one, C, in, out);
+        blur_pixel_from_fixed(c->l->split, c->l->index, bits, f.one, C, in, out);
         for (int k = 0; k < C; ++k) blur_store(c->px->data, i * (size_t)C + (size_t)k, out_bytes, out[k]);
     }
 }

@@ -16,7 +16,10 @@
  * Back, with d = q_a (alpha) or one (no alpha), q_c clamped to d:
  *   alpha  = round(d * M / one)
  *   colour = the number of k with split[k] <= u, u = floor(q_c * 2^27 / d):
- *            the code nearest to q_c / d in encoded space;
+ *            the code nearest to q_c / d in encoded space, found by a binary
+ *            search between index[u >> 11] and index[(u >> 11) + 1], where
+ *            index[b] = the number of k with split[k] <= b * 2^11 (a few
+ *            steps at most instead of 8 or 16);
  *            0 when d is 0 (alpha 0 has no colour: transparent black).
  *
  * Why this gives the file back (at --radius 0 the blur returns every sample
@@ -55,6 +58,9 @@ extern "C" {
 /* Fraction bits of the un-premultiplied colour u; q_c * 2^27 < 2^64 for every
  * q_c <= one < 2^37. */
 #define BLUR_SPLIT_BITS 27
+/* index[] has an entry per 2^BLUR_INDEX_SHIFT of u: 2^16 + 2 in all. */
+#define BLUR_INDEX_SHIFT 11
+#define BLUR_INDEX_LEN (((size_t)1 << (BLUR_SPLIT_BITS - BLUR_INDEX_SHIFT)) + 2)
 
 /* The precision an image needs (blur.h's table): scans the alpha channel, on
  * every core, for a value strictly between 0 and the maximum. */
@@ -66,6 +72,7 @@ typedef struct blur_luts {
     blur_precision_t precision;
     uint64_t *decode;           /* 2^bits entries */
     uint32_t *split;            /* 2^bits - 1 entries */
+    uint16_t *index;            /* BLUR_INDEX_LEN entries */
 } blur_luts_t;
 
 /* Fills the tables for `bits`-bit samples (8 or 16) in `precision`; linear:
@@ -76,6 +83,22 @@ void blur_luts_free(blur_luts_t *l);
 
 /* x / M rounded down, M = 2^bits - 1 (a constant divisor either way). */
 static inline BLUR_HD uint64_t blur_div_max(uint64_t x, int bits) { return bits == 16 ? x / 65535u : x / 255u; }
+
+/* floor(a / b) for b >= 1, a / b < 2^48 and ceil(a / b) * b < 2^64, given
+ * inv = 1.0 / b: (double)a, inv and their product are each within 2^-53 of
+ * exact, so the estimate is within 3 * 2^-53 * a / b < 1/8 of a / b; its
+ * truncation is off by at most one, and one exact integer step corrects
+ * it. No 64-bit division (tens of cycles on the CPU, a software loop on the
+ * GPU), and the result does not depend on how either device rounds. */
+static inline BLUR_HD uint64_t blur_div_floor(uint64_t a, uint64_t b, double inv) {
+    uint64_t q = (uint64_t)((double)a * inv);
+    const uint64_t p = q * b; /* q <= ceil(a / b): no overflow */
+    if (p > a)
+        q -= 1;
+    else if (a - p >= b)
+        q += 1;
+    return q;
+}
 
 /* One pixel of `channels` file samples to fixed point (see the top). */
 static inline BLUR_HD void blur_pixel_to_fixed(const uint64_t *decode, int bits, uint64_t one, int channels,
@@ -90,13 +113,16 @@ static inline BLUR_HD void blur_pixel_to_fixed(const uint64_t *decode, int bits,
     for (int c = 0; c < colours; ++c) out[c] = blur_div_max(decode[in[c]] * a + half, bits);
 }
 
-/* The code of colour q under alpha d (both fixed point): the count of splits
- * at or below floor(q * 2^27 / d) (a binary search); 0 when d is 0. */
-static inline BLUR_HD uint32_t blur_encode(const uint32_t *split, uint32_t max, uint64_t q, uint64_t d) {
+/* The code of colour q under alpha d (both fixed point; inv = 1.0 / d): the
+ * count of splits at or below u = floor(q * 2^27 / d), 0 when d is 0.
+ * (q <= d, so u <= 2^27 and ceil(u) * d < 2^64.) */
+static inline BLUR_HD uint32_t blur_encode(const uint32_t *split, const uint16_t *index, uint64_t q, uint64_t d,
+                                           double inv) {
     if (!d) return 0;
     if (q > d) q = d;
-    const uint64_t u = (q << BLUR_SPLIT_BITS) / d;
-    uint32_t lo = 0, hi = max; /* the answer is in [lo, hi] */
+    const uint64_t u = blur_div_floor(q << BLUR_SPLIT_BITS, d, inv);
+    const uint64_t b = u >> BLUR_INDEX_SHIFT;
+    uint32_t lo = index[b], hi = index[b + 1]; /* the answer is in [lo, hi] */
     while (lo < hi) {
         const uint32_t mid = (lo + hi) >> 1;
         if (split[mid] <= u)
@@ -108,16 +134,19 @@ static inline BLUR_HD uint32_t blur_encode(const uint32_t *split, uint32_t max, 
 }
 
 /* One pixel of fixed point back to `bits`-bit file samples (see the top). */
-static inline BLUR_HD void blur_pixel_from_fixed(const uint32_t *split, int bits, uint64_t one, int channels,
-                                                 const uint64_t in[4], uint32_t out[4]) {
-    const uint32_t max = bits == 16 ? 65535u : 255u;
+static inline BLUR_HD void blur_pixel_from_fixed(const uint32_t *split, const uint16_t *index, int bits,
+                                                 uint64_t one, int channels, const uint64_t in[4], uint32_t out[4]) {
+    const uint64_t max = bits == 16 ? 65535u : 255u;
     const int alpha = blur_has_alpha(channels), colours = alpha ? channels - 1 : channels;
+    const double inv_one = 1.0 / (double)one;
     uint64_t d = one;
+    double inv = inv_one;
     if (alpha) {
         d = in[colours] < one ? in[colours] : one;
-        out[colours] = (uint32_t)((d * max + one / 2) / one); /* one is odd: no ties */
+        out[colours] = (uint32_t)blur_div_floor(d * max + one / 2, one, inv_one); /* one is odd: no ties */
+        inv = d ? 1.0 / (double)d : 0.0;
     }
-    for (int c = 0; c < colours; ++c) out[c] = blur_encode(split, max, in[c], d);
+    for (int c = 0; c < colours; ++c) out[c] = blur_encode(split, index, in[c], d, inv);
 }
 
 /* Whole images on the host, on every core. fixed: width * height * channels

@@ -32,14 +32,14 @@ __global__ void to_fixed_kernel(const unsigned char *__restrict__ raw, int bits,
 }
 
 __global__ void from_fixed_kernel(const unsigned char *__restrict__ fixed, int sample_bytes, uint64_t one, int C,
-                                  size_t n, const uint32_t *__restrict__ split, int bits,
-                                  unsigned char *__restrict__ raw) {
+                                  size_t n, const uint32_t *__restrict__ split, const uint16_t *__restrict__ index,
+                                  int bits, unsigned char *__restrict__ raw) {
     const int out_bytes = bits / 8;
     for (size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x; p < n; p += (size_t)gridDim.x * blockDim.x) {
         uint64_t in[4];
         uint32_t out[4];
         for (int c = 0; c < C; ++c) in[c] = blur_load(fixed, p * C + c, sample_bytes);
-        blur_pixel_from_fixed(split, bits, one, C, in, out);
+        blur_pixel_from_fixed(split, index, bits, one, C, in, out);
         for (int c = 0; c < C; ++c) blur_store(raw, p * C + c, out_bytes, out[c]);
     }
 }
@@ -72,10 +72,11 @@ cudaError_t blur_gpu_to_fixed(const void *raw, int bits, int channels, size_t n,
 }
 
 cudaError_t blur_gpu_from_fixed(const void *fixed, blur_precision_t precision, int channels, size_t n,
-                                const uint32_t *split, int bits, void *raw, cudaStream_t stream) {
+                                const uint32_t *split, const uint16_t *index, int bits, void *raw,
+                                cudaStream_t stream) {
     const blur_format_t f = blur_format(precision);
     from_fixed_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const unsigned char *>(fixed),
-                                                              f.sample_bytes, f.one, channels, n, split, bits,
+                                                              f.sample_bytes, f.one, channels, n, split, index, bits,
                                                               static_cast<unsigned char *>(raw));
     return cudaGetLastError();
 }

@@ -20,7 +20,8 @@ cudaError_t blur_gpu_to_fixed(const void *raw, int bits, int channels, size_t n,
 
 // fixed -> raw, the inverse.
 cudaError_t blur_gpu_from_fixed(const void *fixed, blur_precision_t precision, int channels, size_t n,
-                                const uint32_t *split, int bits, void *raw, cudaStream_t stream);
+                                const uint32_t *split, const uint16_t *index, int bits, void *raw,
+                                cudaStream_t stream);
 
 // radius[i] = lut[blur_depth_index(depth pixel i)] for n pixels.
 cudaError_t blur_gpu_radius_from_depth(const void *depth, int bits, int channels, size_t n, const uint16_t *lut,

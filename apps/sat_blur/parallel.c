@@ -44,6 +44,10 @@ void blur_parallel_rows_n(int threads, size_t rows, blur_rows_fn fn, void *ctx) 
     }
 }
 
+static int g_threads; /* 0: every online CPU */
+
+void blur_parallel_set_threads(int n) { g_threads = n > 0 ? n : 0; }
+
 void blur_parallel_rows(size_t rows, blur_rows_fn fn, void *ctx) {
-    blur_parallel_rows_n(blur_online_cpus(), rows, fn, ctx);
+    blur_parallel_rows_n(g_threads ? g_threads : blur_online_cpus(), rows, fn, ctx);
 }

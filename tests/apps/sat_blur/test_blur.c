@@ -259,7 +259,22 @@ static void cpu_conversion_tables(void **state) {
                     const double v = (linear ? ref_decode((k + 0.5) / max) : (k + 0.5) / max) * (1u << BLUR_SPLIT_BITS);
                     if (!((double)l.split[k] >= v - 1e-6 && (double)l.split[k] < v + 1 + 1e-6))
                         TFAIL("split[%u] = %u, want ceil(%.3f)", k, l.split[k], v);
+                    if (k && l.split[k] < l.split[k - 1]) TFAIL("split not monotonic at %u", k);
                 }
+                /* index[b] = the splits at or below b * 2^11 (every b for 8 bits, a stride for 16) */
+                for (size_t b = 0; b < BLUR_INDEX_LEN; b += bits == 8 || b < 512 ? 1 : 97) {
+                    const uint64_t at = (uint64_t)b << BLUR_INDEX_SHIFT;
+                    uint32_t lo = 0, hi = max; /* first k with split[k] > at */
+                    while (lo < hi) {
+                        const uint32_t mid = (lo + hi) / 2;
+                        if (l.split[mid] > at)
+                            hi = mid;
+                        else
+                            lo = mid + 1;
+                    }
+                    if (l.index[b] != lo) TFAIL("index[%zu] = %u, want %u", b, l.index[b], lo);
+                }
+                assert_int_equal(l.index[BLUR_INDEX_LEN - 1], max);
                 blur_luts_free(&l);
             }
     blur_luts_t l;
@@ -268,10 +283,54 @@ static void cpu_conversion_tables(void **state) {
     assert_int_equal(blur_luts_init(&l, 8, (blur_precision_t)3, 1, err, sizeof err), -1);
     /* encode at the edges: alpha 0 gives colour 0; colour above alpha is clamped */
     assert_true(blur_luts_init(&l, 8, BLUR_P30, 1, err, sizeof err) == 0);
-    assert_int_equal(blur_encode(l.split, 255, 12345, 0), 0);
-    assert_int_equal(blur_encode(l.split, 255, 1000, 999), 255);
-    assert_int_equal(blur_encode(l.split, 255, 0, 999), 0);
+    assert_int_equal(blur_encode(l.split, l.index, 12345, 0, 0.0), 0);
+    assert_int_equal(blur_encode(l.split, l.index, 1000, 999, 1.0 / 999), 255);
+    assert_int_equal(blur_encode(l.split, l.index, 0, 999, 1.0 / 999), 0);
     blur_luts_free(&l);
+}
+
+/* blur_div_floor against exact division, at the edges of its contract and
+ * where the conversions call it; blur_encode against a count of splits. */
+static void cpu_division_and_encode(void **state) {
+    (void)state;
+    rng_t r;
+    rng_init(&r, "division", 0);
+    const uint64_t one37 = (1ull << 37) - 1, top = 1ull << BLUR_SPLIT_BITS;
+    for (int i = 0; i < 2000000; ++i) {
+        const uint64_t d = 1 + rng_below(&r, (i & 1) ? one37 : 1ull << (1 + i % 37));
+        const uint64_t q = (i % 7 == 0) ? d - (d > 1 ? rng_below(&r, 2) : 0) : rng_below(&r, d + 1); /* q <= d */
+        const uint64_t a = q << BLUR_SPLIT_BITS;
+        const double inv = 1.0 / (double)d;
+        const uint64_t got = blur_div_floor(a, d, inv), want = a / d;
+        if (got != want || got > top)
+            TFAIL("blur_div_floor(%llu, %llu) = %llu, want %llu", (unsigned long long)a, (unsigned long long)d,
+                  (unsigned long long)got, (unsigned long long)want);
+        const uint64_t k = want * d; /* an exact multiple and its neighbours */
+        if (blur_div_floor(k, d, inv) != want || (k && blur_div_floor(k - 1, d, inv) != (k - 1) / d))
+            TFAIL("blur_div_floor near a multiple of %llu", (unsigned long long)d);
+        const uint64_t am = (d % 65536) * 65535 + one37 / 2; /* the alpha's rounding */
+        if (blur_div_floor(am, one37, 1.0 / (double)one37) != am / one37)
+            TFAIL("blur_div_floor(%llu, 2^37 - 1)", (unsigned long long)am);
+    }
+    const double inv37 = 1.0 / (double)one37;
+    assert_true(blur_div_floor(one37 << BLUR_SPLIT_BITS, one37, inv37) == top); /* the largest call: q = d = one */
+    assert_true(blur_div_floor((one37 << BLUR_SPLIT_BITS) - 1, one37, inv37) == top - 1);
+    char err[128];
+    for (int bits = 8; bits <= 16; bits += 8) {
+        blur_luts_t l;
+        assert_int_equal(blur_luts_init(&l, bits, BLUR_P37, 1, err, sizeof err), 0);
+        const uint32_t max = bits == 16 ? 65535u : 255u;
+        const int tries = bits == 8 ? 200000 : 20000; /* the 16-bit walk is long */
+        for (int i = 0; i < tries; ++i) {
+            const uint64_t d = 1 + rng_below(&r, one37);
+            const uint64_t q = rng_below(&r, d + 1), u = (q << BLUR_SPLIT_BITS) / d;
+            uint32_t want = 0;
+            while (want < max && l.split[want] <= u) ++want; /* the count, by walking */
+            if (blur_encode(l.split, l.index, q, d, 1.0 / (double)d) != want) TFAIL("blur_encode(%llu, %llu) != %u", (unsigned long long)q,
+                                                                   (unsigned long long)d, want);
+        }
+        blur_luts_free(&l);
+    }
 }
 
 /* ---- round trips: --radius 0 gives the file back ------------------------------------------------ */
@@ -796,6 +855,7 @@ int main(void) {
         cmocka_unit_test(cpu_parallel_rows),
         cmocka_unit_test(cpu_precision_choice),
         cmocka_unit_test(cpu_conversion_tables),
+        cmocka_unit_test(cpu_division_and_encode),
         cmocka_unit_test(cpu_roundtrip_8bit_every_alpha),
         cmocka_unit_test(cpu_roundtrip_16bit_sweep),
         cmocka_unit_test(cpu_blur_matches_reference),
