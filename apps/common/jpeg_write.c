@@ -65,7 +65,9 @@ int img_jpeg_parse_subsampling(const char *text, img_jpeg_subsampling_t *out)
     static const struct {
         const char *a, *b;
         img_jpeg_subsampling_t s;
-    } names[] = {{"420", "4:2:0", IMG_JPEG_SUB_420}, {"422", "4:2:2", IMG_JPEG_SUB_422}, {"444", "4:4:4", IMG_JPEG_SUB_444}};
+    } names[] = {{"420", "4:2:0", IMG_JPEG_SUB_420},
+                 {"422", "4:2:2", IMG_JPEG_SUB_422},
+                 {"444", "4:4:4", IMG_JPEG_SUB_444}};
     if (!text || !out)
         return -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
@@ -114,7 +116,8 @@ int img_jpeg_encode_turbo(const uint8_t *px, int width, int height, int channels
                           size_t errlen)
 {
     if (!px || !jpeg || !len || width < 1 || height < 1 || width > IMG_JPEG_MAX_SIDE || height > IMG_JPEG_MAX_SIDE ||
-        (channels != 1 && channels != 3 && channels != 4) || quality < 0 || quality > 100 || !subsampling_writable((int)subsampling)) {
+        (channels != 1 && channels != 3 && channels != 4) || quality < 0 || quality > 100 ||
+        !subsampling_writable((int)subsampling)) {
         img__err(err, errlen, "img_jpeg_encode_turbo: invalid arguments");
         return -1;
     }

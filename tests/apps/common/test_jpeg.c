@@ -77,8 +77,9 @@ static uint8_t *expected_colour(const img_t *img, int *channels)
     for (size_t i = 0; i < n; ++i)
         for (int c = 0; c < och; ++c) {
             const size_t s = i * (size_t)ch + (size_t)c;
-            e[i * (size_t)och + (size_t)c] = img->bits == 8 ? ((const uint8_t *)img->pixels)[s]
-                                                            : (uint8_t)lround(((const uint16_t *)img->pixels)[s] * 255.0 / 65535.0);
+            const double v = img->bits == 8 ? ((const uint8_t *)img->pixels)[s]
+                                            : ((const uint16_t *)img->pixels)[s] * 255.0 / 65535.0;
+            e[i * (size_t)och + (size_t)c] = (uint8_t)lround(v);
         }
     *channels = och;
     return e;
