@@ -91,7 +91,9 @@ int img_jpeg_decode(const uint8_t *data, size_t len, uint64_t max_pixels, img_t 
         return -1;
     }
     if (w < 1 || ht < 1) {
-        img__err(err, errlen, "corrupt JPEG file (frame header gives %dx%d)", w, ht);
+        /* libjpeg-turbo ends a stream that runs out inside the headers with
+           a made-up EOI, so a missing frame header reads as a 0x0 one. */
+        img__err(err, errlen, "corrupt or truncated JPEG file (no frame header with a size: %dx%d)", w, ht);
         tjDestroy(h);
         return -1;
     }
