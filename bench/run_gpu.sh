@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_gpu.sh -- the one script to run on the GPU machine, from the repository root:
-# unpack the carried .deb files (.deps/*.deb: cmocka, stb), build (Release, sm_90,
+# unpack the carried .deb files (.deps/*.deb: cmocka, stb, and the codec libraries the README lists), build (Release, sm_90,
 # -Werror), run the whole ctest suite with GPU tests required, compute-sanitizer on
 # the GPU tests, and every benchmark.
 #
@@ -217,7 +217,7 @@ step() {
 
 echo "run_gpu.sh: logs in $LOGDIR; commit $COMMIT; budget ${BUDGET}s; jobs $JOBS; options: ${ARGS:-none}"
 
-# ---- 0. cmocka from .deps --------------------------------------------------------
+# ---- 0. the carried packages (.deps/*.deb) -------------------------------------
 
 t=$SECONDS
 if compgen -G ".deps/*.deb" >/dev/null; then
