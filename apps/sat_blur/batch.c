@@ -45,6 +45,11 @@ typedef struct batch {
     int worst; /* worst exit status of a failed frame */
     frame_times_t sum;
     double gpu_idle; /* the GPU thread waiting for the next frame's decode */
+    bool noted;      /* an img_write note (nvJPEG not used, why) was printed: once per batch */
+    struct {
+        char name[sizeof(((img_write_report_t *)0)->jpeg_encoder)];
+        size_t frames;
+    } encoders[2]; /* the JPEG encoders that wrote frames (TurboJPEG, nvJPEG), for --timing */
     app_progress_t progress;
     char label[64];
 } batch_t;
@@ -91,6 +96,18 @@ static void finish(batch_t *b, size_t i, int rc, const char *err) {
         if (rc > b->worst) b->worst = rc;
     } else {
         b->written++;
+        const img_write_report_t *r = &f->report;
+        if (r->note[0] && !b->noted) {
+            app_progress_end(&b->progress);
+            app_error(b->cfg->prog, "note: %s", r->note);
+            b->noted = true;
+        }
+        for (size_t e = 0; r->jpeg_encoder[0] && e < sizeof b->encoders / sizeof b->encoders[0]; ++e)
+            if (!b->encoders[e].name[0] || strcmp(b->encoders[e].name, r->jpeg_encoder) == 0) {
+                snprintf(b->encoders[e].name, sizeof b->encoders[e].name, "%s", r->jpeg_encoder);
+                b->encoders[e].frames++;
+                break;
+            }
     }
     b->sum.decode += f->t.decode;
     b->sum.convert += f->t.convert;
@@ -219,6 +236,8 @@ static void print_timing(const batch_t *b, double wall, int workers) {
             "%s: batch: %zu frames in %.3f s wall: %.2f frames/s (%d worker threads%s; the stage times above are "
             "summed over the threads)\n",
             b->cfg->prog, b->written, wall, wall > 0 ? (double)b->written / wall : 0.0, workers, gpu_note);
+    for (size_t e = 0; e < sizeof b->encoders / sizeof b->encoders[0] && b->encoders[e].name[0]; ++e)
+        fprintf(stderr, "%s: JPEG encoder: %s (%zu frames)\n", b->cfg->prog, b->encoders[e].name, b->encoders[e].frames);
 }
 
 int batch_run(const batch_list_t *list, const batch_config_t *cfg) {

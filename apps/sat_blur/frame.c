@@ -65,7 +65,7 @@ int frame_depth_load(const frame_params_t *p, const char *path, frame_depth_t *d
     memset(d, 0, sizeof *d);
     img_t dimg;
     img_init(&dimg);
-    if (img_read_png(path, p->max_pixels, &dimg, err, errlen) != 0) return APP_EXIT_USAGE;
+    if (img_read(path, p->max_pixels, &dimg, err, errlen) != 0) return APP_EXIT_USAGE;
     const int rc = depth_radii(p, &dimg, d, err, errlen);
     d->path = path;
     img_free(&dimg);
@@ -80,11 +80,13 @@ void frame_depth_free(frame_depth_t *d) {
 
 void frame_free(frame_t *f) {
     const frame_times_t t = f->t;
+    const img_write_report_t report = f->report;
     free(f->fixed);
     free(f->tilt_q8);
     frame_depth_free(&f->depth);
     memset(f, 0, sizeof *f);
     f->t = t;
+    f->report = report;
 }
 
 int frame_decode(const frame_params_t *p, const char *in, const char *depth_path, const frame_depth_t *shared,
@@ -96,8 +98,8 @@ int frame_decode(const frame_params_t *p, const char *in, const char *depth_path
     int rc = APP_EXIT_USAGE;
     double t0 = app_now();
 
-    if (img_read_png(in, p->max_pixels, &img, err, errlen) != 0) goto fail;
-    if (depth_path && img_read_png(depth_path, p->max_pixels, &dimg, err, errlen) != 0) goto fail;
+    if (img_read(in, p->max_pixels, &img, err, errlen) != 0) goto fail;
+    if (depth_path && img_read(depth_path, p->max_pixels, &dimg, err, errlen) != 0) goto fail;
     const frame_depth_t *depth = depth_path ? NULL : shared;
     const int dw = depth_path ? dimg.width : (depth ? depth->width : img.width);
     const int dh = depth_path ? dimg.height : (depth ? depth->height : img.height);
@@ -159,6 +161,7 @@ fail:
 
 int frame_blur(frame_t *f, app_device_t dev, char *err, size_t errlen) {
     blur_times_t bt;
+    f->device = dev;
     if (dev == APP_DEVICE_GPU) {
         const int g = blur_run_gpu(&f->job, &bt, err, errlen);
         if (g != 0) return g == -2 ? APP_EXIT_INTERNAL : APP_EXIT_USAGE;
@@ -186,7 +189,11 @@ int frame_encode(const frame_params_t *p, frame_t *f, const char *out, char *err
     blur_from_fixed(f->fixed, count, lin);
     if (img_alloc(&outimg, f->width, f->height, f->channels, f->bits, err, errlen) != 0) goto done;
     if (img_from_linear_f32(lin, &outimg, !p->no_linear, 1, err, errlen) != 0) goto done;
-    const int wrc = img_write(out, &outimg, &p->write, err, errlen);
+    /* On the GPU, JPEG goes through nvJPEG where the build has it. */
+    img_write_opts_t wo = p->write;
+    wo.jpeg_gpu = f->device == APP_DEVICE_GPU;
+    wo.report = &f->report;
+    const int wrc = img_write(out, &outimg, &wo, err, errlen);
     /* A failed write (disk full, I/O error) is exit 2, as the README says;
      * a destination the user got wrong is bad input, 1. */
     rc = wrc == 0 ? APP_EXIT_OK : (wrc == IMG_ERR_IO ? APP_EXIT_INTERNAL : APP_EXIT_USAGE);

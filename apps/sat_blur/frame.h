@@ -38,7 +38,7 @@ typedef struct frame_params {
     int passes;
     uint64_t max_pixels;
     bool focus_set, focus_at_set, tilt, invert, no_linear;
-    img_write_opts_t write; /* JPEG quality, ... */
+    img_write_opts_t write; /* JPEG quality and subsampling (frame_encode sets jpeg_gpu and report) */
 } frame_params_t;
 
 /* Where a frame's time went, in seconds (the phases of --timing). */
@@ -64,6 +64,8 @@ typedef struct frame {
     frame_depth_t depth;               /* the frame's own depth map (frame_decode's depth_path), or empty */
     uint16_t *tilt_q8;                 /* the tilt-shift radii, or NULL */
     blur_job_t job;                    /* what frame_blur runs */
+    app_device_t device;               /* where frame_blur ran it */
+    img_write_report_t report;         /* what frame_encode's img_write did (JPEG encoder, a note) */
     frame_times_t t;
 } frame_t;
 
@@ -72,7 +74,7 @@ typedef struct frame {
 int frame_depth_load(const frame_params_t *p, const char *path, frame_depth_t *d, char *err, size_t errlen);
 void frame_depth_free(frame_depth_t *d);
 
-/* Step 1: reads `in`; with depth_path, reads that depth map for this frame
+/* Step 1: reads `in` (a PNG or a JPEG, img_read); with depth_path, reads that depth map for this frame
  * alone, else uses `shared` when not NULL (a map loaded once for many
  * frames, which must outlive the frame's blur), else a uniform or tilt-shift
  * blur as p says. A depth map of another size than the image is bad input
@@ -86,10 +88,12 @@ int frame_blur(frame_t *f, app_device_t dev, char *err, size_t errlen);
 
 /* Step 3: converts the blurred samples back and writes `out` (its format
  * from its extension) through img_write: atomically, a write I/O error is
- * APP_EXIT_INTERNAL, a destination that cannot be written APP_EXIT_USAGE. */
+ * APP_EXIT_INTERNAL, a destination that cannot be written APP_EXIT_USAGE.
+ * A frame blurred on the GPU asks for nvJPEG (img_write_opts_t.jpeg_gpu);
+ * f->report says which encoder wrote a JPEG and why nvJPEG was not used. */
 int frame_encode(const frame_params_t *p, frame_t *f, const char *out, char *err, size_t errlen);
 
-/* Releases what f holds and leaves it empty (its times are kept). */
+/* Releases what f holds and leaves it empty (its times and report are kept). */
 void frame_free(frame_t *f);
 
 #ifdef __cplusplus

@@ -1,11 +1,12 @@
 /* main.c -- sat_blur: depth-of-field (or uniform, or tilt-shift) blur of a PNG
- * through summed-area tables, on the GPU or the CPU; one image, or a batch
- * of frames (--batch). See --help. */
+ * or JPEG through summed-area tables, on the GPU or the CPU; one image, or a
+ * batch of frames (--batch). See --help. */
 #include "batch.h"
 #include "batch_list.h"
 #include "frame.h"
 #include "common/cli.h"
 #include "common/image_io.h"
+#include "common/jpeg_io.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -20,17 +21,18 @@
 static const char *const kProg = "sat_blur";
 
 static const char kHelp[] =
-    "Usage: sat_blur [options] IN.png OUT.{png,jpg,jpeg,bmp,tga}\n"
+    "Usage: sat_blur [options] IN.{png,jpg} OUT.{png,jpg,jpeg,bmp,tga}\n"
     "       sat_blur --batch [options] IN... -o DIR\n"
     "\n"
-    "Blurs IN with box filters computed from summed-area tables (scan rows,\n"
-    "transpose, scan again) and writes OUT in the format its extension names.\n"
+    "Blurs IN (a PNG or a JPEG: its first bytes decide, not its name) with box\n"
+    "filters computed from summed-area tables (scan rows, transpose, scan again)\n"
+    "and writes OUT in the format its extension names.\n"
     "With --batch, blurs every IN the same way into folder DIR (below).\n"
     "\n"
     "Modes (pick one; the default is --radius 8):\n"
-    "  --depth FILE        depth-of-field blur from a depth map: any PNG of the same\n"
-    "                      size, gray (or the mean of R, G, B), WHITE = FAR, black =\n"
-    "                      near (--invert-depth for the other convention).\n"
+    "  --depth FILE        depth-of-field blur from a depth map: any PNG or JPEG of\n"
+    "                      the same size, gray (or the mean of R, G, B), WHITE = FAR,\n"
+    "                      black = near (--invert-depth for the other convention).\n"
     "  --radius R          uniform box blur of radius R pixels, 0..255 (fractional\n"
     "                      radii blend the two nearest integer boxes).\n"
     "  --tilt-shift        a horizontal focus band: sharp within 0.1 of the image\n"
@@ -55,7 +57,11 @@ static const char kHelp[] =
     "Other options:\n"
     "  --passes N          repeat the box filter N times, 1..16 (3 approaches a Gaussian)\n"
     "  --no-linear         blur the sRGB-encoded values instead of linear light\n"
-    "  --quality Q         JPEG quality 1..100 (default 90)\n"
+    "  --quality Q         JPEG quality 1..100 (default 90; the IJG scale PIL and\n"
+    "                      ImageMagick use)\n"
+    "  --subsampling S     JPEG chroma subsampling 420, 422 or 444 (4:2:0 ... 4:4:4,\n"
+    "                      the last at full colour resolution); default 420, as PIL\n"
+    "                      (and ImageMagick below quality 90)\n"
     "  --device D          auto, cpu or gpu (default auto: the GPU when usable,\n"
     "                      else the CPU with a note); both give the same image\n"
     "  --max-pixels N      refuse images larger than N pixels (default 268435456)\n"
@@ -87,10 +93,15 @@ static const char kHelp[] =
     "\n"
     "The blur runs in linear light (sRGB decoded) with premultiplied alpha, on\n"
     "12-bit fixed-point samples; integer tables make GPU and CPU output identical.\n"
+    "JPEG output has no alpha: it is dropped (colours kept as they are), as\n"
+    "ImageMagick's convert does. On the GPU, JPEG is encoded with nvJPEG when the\n"
+    "build has it (else, or if it fails, with TurboJPEG; the pixels differ only by\n"
+    "rounding); on the CPU with TurboJPEG.\n"
     "Options may come before or after the files (--opt=V or --opt V); -- ends\n"
     "the options.\n"
-    "Exit status: 0 success, 1 bad usage or input (one line on stderr, no output\n"
-    "file), 2 GPU or internal failure, or an I/O error while writing OUT.\n"
+    "Exit status: 0 success, 1 bad usage or input (a corrupt or truncated PNG or\n"
+    "JPEG included: one line on stderr, no output file), 2 GPU or internal\n"
+    "failure, or an I/O error while writing OUT.\n"
     "In batch mode: 0 when every frame was written; 1 for bad usage (nothing\n"
     "written) or when a frame failed on bad input; 2 when a frame failed on a\n"
     "GPU, memory or write error (the other frames are written either way).\n";
@@ -108,6 +119,7 @@ typedef struct options {
     bool radius_set, focus_set, focus_at_set, tilt, invert, no_linear, timing, quiet, force;
     bool aperture_set, max_radius_set;
     app_device_t device;
+    img_jpeg_subsampling_t subsampling;
 } options_t;
 
 /* Parses a double option value in [lo, hi]; one-line error and 0 on failure. */
@@ -129,7 +141,7 @@ static int parse_range(const char *name, const char *v, double lo, double hi, do
 enum {
     OPT_DEPTH = 256, OPT_RADIUS, OPT_TILT_SHIFT, OPT_FOCUS, OPT_FOCUS_AT, OPT_APERTURE, OPT_MAX_RADIUS,
     OPT_INVERT_DEPTH, OPT_PASSES, OPT_NO_LINEAR, OPT_QUALITY, OPT_DEVICE, OPT_MAX_PIXELS, OPT_FORCE, OPT_TIMING,
-    OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_BATCH, OPT_FORMAT, OPT_DEPTH_DIR, OPT_DRY_RUN
+    OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_SUBSAMPLING, OPT_BATCH, OPT_FORMAT, OPT_DEPTH_DIR, OPT_DRY_RUN
 };
 
 static const struct option kLongs[] = {
@@ -142,6 +154,7 @@ static const struct option kLongs[] = {
     {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS}, {"force", no_argument, NULL, OPT_FORCE},
     {"timing", no_argument, NULL, OPT_TIMING},               {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},                   {"version", no_argument, NULL, OPT_VERSION},
+    {"subsampling", required_argument, NULL, OPT_SUBSAMPLING},
     {"batch", no_argument, NULL, OPT_BATCH},                 {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, OPT_FORMAT},         {"depth-dir", required_argument, NULL, OPT_DEPTH_DIR},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},             {NULL, 0, NULL, 0}};
@@ -224,6 +237,12 @@ static int parse_args(int argc, char **argv, options_t *o) {
         case OPT_QUALITY:
             if (app_parse_i64(v, 1, 100, &o->quality, err, sizeof err) != 0) {
                 app_error(kProg, "--quality: %s", err);
+                return APP_EXIT_USAGE;
+            }
+            break;
+        case OPT_SUBSAMPLING:
+            if (img_jpeg_parse_subsampling(v, &o->subsampling) != 0) {
+                app_error(kProg, "--subsampling: '%s' is not 420, 422 or 444", v);
                 return APP_EXIT_USAGE;
             }
             break;
@@ -355,6 +374,7 @@ static frame_params_t frame_params(const options_t *o) {
     p.invert = o->invert;
     p.no_linear = o->no_linear;
     p.write.jpeg_quality = (int)o->quality;
+    p.write.jpeg_subsampling = (int)o->subsampling;
     return p;
 }
 
@@ -373,6 +393,7 @@ static int run_single(const options_t *o) {
     if ((rc = app_choose_device(kProg, o->device, &dev)) != APP_EXIT_OK) goto done;
     if ((rc = frame_blur(&f, dev, err, sizeof err)) != APP_EXIT_OK) goto fail;
     if ((rc = frame_encode(&p, &f, o->out, err, sizeof err)) != APP_EXIT_OK) goto fail;
+    if (f.report.note[0]) app_error(kProg, "note: %s", f.report.note);
     app_timing_add(&tm, "decode", f.t.decode);
     app_timing_add(&tm, "convert", f.t.convert);
     if (dev == APP_DEVICE_GPU) app_timing_add(&tm, "upload", f.t.upload);
@@ -381,6 +402,7 @@ static int run_single(const options_t *o) {
     if (dev == APP_DEVICE_GPU) app_timing_add(&tm, "download", f.t.download);
     app_timing_add(&tm, "encode", f.t.encode);
     app_timing_print(&tm, kProg);
+    if (o->timing && f.report.jpeg_encoder[0]) app_error(kProg, "JPEG encoder: %s", f.report.jpeg_encoder);
     goto done;
 fail:
     app_error(kProg, "%s", err[0] ? err : "failed");

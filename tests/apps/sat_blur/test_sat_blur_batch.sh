@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # test_sat_blur_batch.sh -- `sat_blur --batch` end to end: every frame of a
 # batch is the file single mode writes for it (the same bytes, and the same
-# pixels through an independent decoder, stb_image), whatever the number of
-# threads; the folder's order and filter; a corrupt frame reported with its
+# pixels through an independent decoder, stb_image's test_stb_decode),
+# whatever the number of threads; the folder's order and filter; a corrupt frame reported with its
 # name while the others are written; the exit statuses; the refusals made
 # before anything starts (missing or wrong output folder, an output that is
 # an input, two frames with one output); progress, summary, --timing; no
 # temporary file left by a write error or SIGTERM.
 #
-#   test_sat_blur_batch.sh SAT_BLUR STB_PIXELS SCENE_DIR cpu|gpu
+#   test_sat_blur_batch.sh SAT_BLUR TEST_STB_DECODE SCENE_DIR cpu|gpu
 #
 # cpu: everything, with the batch on --device cpu. gpu: the batch on
 # --device gpu against single mode on the CPU (exit 77, reported as skipped,
@@ -36,7 +36,8 @@ if [[ $mode == gpu ]]; then
     dev=gpu
 fi
 
-# decoded NAME FILE OUT: FILE decodes with stb_image into OUT.
+# decoded NAME FILE OUT: FILE decodes with stb_image into OUT (a PNM: gray or
+# RGB, 8 bits).
 decoded() {
     "$stb" "$2" "$3" 2>"$tmp/stb_err" || { fail "$1: $2 does not decode: $(cat "$tmp/stb_err")"; return 1; }
 }
@@ -74,8 +75,8 @@ no_temp() {
 # fresh DIR: an empty folder.
 fresh() { rm -rf "$1" && mkdir -p "$1"; }
 
-# --- the frames: one folder, five good frames of every layout, one corrupt,
-# and what a folder listing must leave out ------------------------------------
+# --- the frames: one folder, six good frames (every PNG layout, a JPEG), one
+# corrupt, and what a folder listing must leave out ----------------------------
 frames="$tmp/frames"
 mkdir -p "$frames"
 png 40 24 2 8 "$frames/f10.png" 1
@@ -83,8 +84,10 @@ png 40 24 6 8 "$frames/f9.png" 2
 png 40 24 0 8 "$frames/F1.png" 3
 png 40 24 4 16 "$frames/a b.png" 4
 png 40 24 2 16 "$frames/g.PNG" 5
+png 40 24 2 8 "$tmp/j.png" 8
+"$prog" --device cpu --quiet --radius 0 "$tmp/j.png" "$frames/j.jpg" || fail "making the JPEG frame"
 head -c 60 "$frames/f10.png" >"$frames/bad.png" # valid signature, cut inside IDAT
-good=("F1.png" "a b.png" "f10.png" "f9.png" "g.PNG")
+good=("F1.png" "a b.png" "f10.png" "f9.png" "g.PNG" "j.jpg")
 echo "not an image" >"$frames/notes.txt"
 png 40 24 2 8 "$frames/.hidden.png" 6
 mkdir -p "$frames/sub.png"
@@ -122,12 +125,12 @@ for m in "${modes[@]}"; do
     # shellcheck disable=SC2086 # the mode's words
     if batch "batch $m" 1 $m "$frames"; then
         grep -qF "sat_blur: $frames/bad.png: " "$tmp/err" || fail "batch $m: the corrupt frame is not named: $(cat "$tmp/err")"
-        grep -qxF "sat_blur: 5 written, 1 failed" "$tmp/err" || fail "batch $m: no summary: $(cat "$tmp/err")"
+        grep -qxF "sat_blur: 6 written, 1 failed" "$tmp/err" || fail "batch $m: no summary: $(cat "$tmp/err")"
         [[ $(wc -l <"$tmp/err") == 2 ]] || fail "batch $m: stderr is not two lines: $(cat "$tmp/err")"
     fi
     [[ ! -e $out/bad.png ]] || fail "batch $m: the corrupt frame has an output"
     no_temp "batch $m" "$out"
-    [[ $(find "$out" -mindepth 1 | wc -l) == 5 ]] || fail "batch $m: not five files in the output: $(ls -A "$out")"
+    [[ $(find "$out" -mindepth 1 | wc -l) == 6 ]] || fail "batch $m: not six files in the output: $(ls -A "$out")"
     for f in "${good[@]}"; do
         # shellcheck disable=SC2086
         same_as_single "batch $m: $f" "$out/$f" "$frames/$f" $m
@@ -175,7 +178,7 @@ fresh "$out"
 if expect 0 "dry run" -- --batch --dry-run "$frames" -o "$out"; then
     printf '%s\n' "$frames/F1.png -> $out/F1.png" "$frames/a b.png -> $out/a b.png" \
         "$frames/bad.png -> $out/bad.png" "$frames/f10.png -> $out/f10.png" "$frames/f9.png -> $out/f9.png" \
-        "$frames/g.PNG -> $out/g.PNG" >"$tmp/want_list"
+        "$frames/g.PNG -> $out/g.PNG" "$frames/j.jpg -> $out/j.jpg" >"$tmp/want_list"
     cmp -s "$tmp/out" "$tmp/want_list" || fail "dry run: frames or order wrong: $(cat "$tmp/out")"
 fi
 # files first in the order given, folders sorted, --format and --depth-dir in the names
