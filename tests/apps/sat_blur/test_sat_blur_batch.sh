@@ -11,7 +11,7 @@
 #   test_sat_blur_batch.sh SAT_BLUR TEST_STB_DECODE SCENE_DIR cpu|gpu
 #
 # cpu: everything, with the batch on --device cpu. gpu: the batch on
-# --device gpu against single mode on the CPU (exit 77, reported as skipped,
+# --device gpu against single mode on the GPU (exit 77, reported as skipped,
 # without a usable GPU; LIBSCAN_REQUIRE_GPU=1 makes that a failure).
 set -euo pipefail
 
@@ -43,15 +43,17 @@ decoded() {
 }
 
 # same_as_single NAME BATCH_OUT IN ARGS...: BATCH_OUT is what single mode
-# writes for IN with ARGS on the CPU: the same bytes, and the same pixels
-# through stb_image.
+# writes for IN with ARGS on the batch's device: the same bytes, and the same
+# pixels through stb_image. (On the GPU a JPEG may come from nvJPEG, whose
+# bytes are not the CPU's; PNG from both devices is compared by
+# sat_blur_cli.)
 same_as_single() {
     local name=$1 got=$2 in=$3
     shift 3
     local ext=${got##*.}
     local want="$tmp/single.$ext"
     rm -f "$want"
-    if ! "$prog" --device cpu --quiet "$@" "$in" "$want" 2>"$tmp/single_err"; then
+    if ! "$prog" --device "$dev" --quiet "$@" "$in" "$want" 2>"$tmp/single_err"; then
         fail "$name: single mode failed on $in: $(cat "$tmp/single_err")"
         return 0
     fi
@@ -126,7 +128,7 @@ for m in "${modes[@]}"; do
     if batch "batch $m" 1 $m "$frames"; then
         grep -qF "sat_blur: $frames/bad.png: " "$tmp/err" || fail "batch $m: the corrupt frame is not named: $(cat "$tmp/err")"
         grep -qxF "sat_blur: 6 written, 1 failed" "$tmp/err" || fail "batch $m: no summary: $(cat "$tmp/err")"
-        [[ $(wc -l <"$tmp/err") == 2 ]] || fail "batch $m: stderr is not two lines: $(cat "$tmp/err")"
+        [[ $(grep -vc '^sat_blur: note: ' "$tmp/err") == 2 ]] || fail "batch $m: stderr is not two lines: $(cat "$tmp/err")"
     fi
     [[ ! -e $out/bad.png ]] || fail "batch $m: the corrupt frame has an output"
     no_temp "batch $m" "$out"
