@@ -34,11 +34,11 @@ static void scan_alpha(void *p, size_t y0, size_t y1) {
     }
 }
 
-blur_precision_t blur_precision_for(const blur_pixels_t *img) {
+blur_precision_t blur_precision_for(const blur_pixels_t *img, int threads) {
     int partial = 0;
     if (blur_has_alpha(img->channels)) {
         alpha_ctx_t c = {img, 0};
-        blur_parallel_rows(img->height, scan_alpha, &c);
+        blur_parallel_rows(threads, img->height, scan_alpha, &c);
         partial = atomic_load(&c.partial);
     }
     if (img->bits == 16) return partial ? BLUR_P37 : BLUR_P30;
@@ -127,12 +127,12 @@ static void from_fixed_rows(void *p, size_t y0, size_t y1) {
     }
 }
 
-void blur_image_to_fixed(const blur_luts_t *l, const blur_pixels_t *in, void *fixed) {
+void blur_image_to_fixed(const blur_luts_t *l, const blur_pixels_t *in, void *fixed, int threads) {
     image_ctx_t c = {l, in, fixed};
-    blur_parallel_rows(in->height, to_fixed_rows, &c);
+    blur_parallel_rows(threads, in->height, to_fixed_rows, &c);
 }
 
-void blur_image_from_fixed(const blur_luts_t *l, const void *fixed, const blur_pixels_t *out) {
+void blur_image_from_fixed(const blur_luts_t *l, const void *fixed, const blur_pixels_t *out, int threads) {
     image_ctx_t c = {l, out, (void *)(uintptr_t)fixed};
-    blur_parallel_rows(out->height, from_fixed_rows, &c);
+    blur_parallel_rows(threads, out->height, from_fixed_rows, &c);
 }

@@ -63,8 +63,9 @@ extern "C" {
 #define BLUR_INDEX_LEN (((size_t)1 << (BLUR_SPLIT_BITS - BLUR_INDEX_SHIFT)) + 2)
 
 /* The precision an image needs (blur.h's table): scans the alpha channel, on
- * every core, for a value strictly between 0 and the maximum. */
-blur_precision_t blur_precision_for(const blur_pixels_t *img);
+ * `threads` threads (0: every core, parallel.h), for a value strictly
+ * between 0 and the maximum. */
+blur_precision_t blur_precision_for(const blur_pixels_t *img, int threads);
 
 /* The lookup tables of one conversion (host memory; the GPU gets copies). */
 typedef struct blur_luts {
@@ -149,11 +150,12 @@ static inline BLUR_HD void blur_pixel_from_fixed(const uint32_t *split, const ui
     for (int c = 0; c < colours; ++c) out[c] = blur_encode(split, index, in[c], d, inv);
 }
 
-/* Whole images on the host, on every core. fixed: width * height * channels
- * samples of the tables' precision (blur_format(l->precision).sample_bytes
- * each); in / out: l->bits-bit pixels of that shape. */
-void blur_image_to_fixed(const blur_luts_t *l, const blur_pixels_t *in, void *fixed);
-void blur_image_from_fixed(const blur_luts_t *l, const void *fixed, const blur_pixels_t *out);
+/* Whole images on the host, in row bands on `threads` threads (0: every
+ * core). fixed: width * height * channels samples of the tables' precision
+ * (blur_format(l->precision).sample_bytes each); in / out: l->bits-bit
+ * pixels of that shape. */
+void blur_image_to_fixed(const blur_luts_t *l, const blur_pixels_t *in, void *fixed, int threads);
+void blur_image_from_fixed(const blur_luts_t *l, const void *fixed, const blur_pixels_t *out, int threads);
 
 #ifdef __cplusplus
 }

@@ -23,8 +23,8 @@ int blur_online_cpus(void) {
     return n > BLUR_MAX_THREADS ? BLUR_MAX_THREADS : (int)n;
 }
 
-void blur_parallel_rows_n(int threads, size_t rows, blur_rows_fn fn, void *ctx) {
-    if (threads < 1) threads = 1;
+void blur_parallel_rows(int threads, size_t rows, blur_rows_fn fn, void *ctx) {
+    if (threads < 1) threads = blur_online_cpus();
     if (threads > BLUR_MAX_THREADS) threads = BLUR_MAX_THREADS;
     if ((size_t)threads > rows) threads = rows ? (int)rows : 1;
     band_t bands[BLUR_MAX_THREADS];
@@ -42,12 +42,4 @@ void blur_parallel_rows_n(int threads, size_t rows, blur_rows_fn fn, void *ctx) 
         else
             run_band(&bands[t]);
     }
-}
-
-static int g_threads; /* 0: every online CPU */
-
-void blur_parallel_set_threads(int n) { g_threads = n > 0 ? n : 0; }
-
-void blur_parallel_rows(size_t rows, blur_rows_fn fn, void *ctx) {
-    blur_parallel_rows_n(g_threads ? g_threads : blur_online_cpus(), rows, fn, ctx);
 }

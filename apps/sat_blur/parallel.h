@@ -19,19 +19,12 @@ typedef void (*blur_rows_fn)(void *ctx, size_t begin, size_t end);
 /* The number of online CPUs (sysconf), 1..BLUR_MAX_THREADS. */
 int blur_online_cpus(void);
 
-/* The thread count of blur_parallel_rows: n >= 1, or 0 (the default) for
- * blur_online_cpus(). For tests and measurements (results never depend on
- * it); not thread-safe against running conversions. */
-void blur_parallel_set_threads(int n);
-
 /* Runs fn over [0, rows) in min(threads, rows) bands of nearly equal size
- * and returns when all are done. A thread that cannot be created has its
- * band run on the calling thread instead: the work always completes.
- * threads < 1 counts as 1. */
-void blur_parallel_rows_n(int threads, size_t rows, blur_rows_fn fn, void *ctx);
-
-/* The same on blur_online_cpus() threads (or the count set above). */
-void blur_parallel_rows(size_t rows, blur_rows_fn fn, void *ctx);
+ * and returns when all are done; threads <= 0 means blur_online_cpus() (a
+ * caller that already runs one job per core passes 1). A thread that cannot
+ * be created has its band run on the calling thread instead: the work always
+ * completes. Results never depend on the thread count. */
+void blur_parallel_rows(int threads, size_t rows, blur_rows_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }

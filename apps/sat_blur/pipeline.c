@@ -35,7 +35,7 @@ int blur_plan_init(const blur_image_job_t *job, blur_plan_t *plan, char *err, si
         snprintf(err, errlen, "blur: invalid job");
         return -1;
     }
-    plan->precision = blur_precision_for(&job->in);
+    plan->precision = blur_precision_for(&job->in, job->threads);
     if (blur_luts_init(&plan->luts, job->in.bits, plan->precision, job->linear, err, errlen) != 0) return -1;
     plan->uniform_q8 = job->mode == BLUR_MODE_UNIFORM ? blur_radius_q8(job->radius) : 0;
     plan->weighted = job->mode != BLUR_MODE_UNIFORM;
@@ -78,9 +78,9 @@ int blur_image_run_cpu(const blur_image_job_t *job, blur_times_t *times, char *e
         snprintf(err, errlen, "out of memory for the blur of %zux%zu pixels", W, H);
         goto done;
     }
-    blur_image_to_fixed(&plan.luts, &job->in, fixed);
-    if (job->mode == BLUR_MODE_DEPTH) blur_radius_from_depth(&job->depth, plan.radius_lut, radius);
-    if (job->mode == BLUR_MODE_TILT) blur_radius_from_rows(plan.radius_lut, W, H, radius);
+    blur_image_to_fixed(&plan.luts, &job->in, fixed, job->threads);
+    if (job->mode == BLUR_MODE_DEPTH) blur_radius_from_depth(&job->depth, plan.radius_lut, radius, job->threads);
+    if (job->mode == BLUR_MODE_TILT) blur_radius_from_rows(plan.radius_lut, W, H, radius, job->threads);
     t.convert = now_s() - t0;
 
     const blur_job_t core = {W, H, (int)C, fixed, radius, plan.uniform_q8, plan.weighted, job->passes, plan.precision};
@@ -90,7 +90,7 @@ int blur_image_run_cpu(const blur_image_job_t *job, blur_times_t *times, char *e
     t.blur = ct.blur;
 
     const double t1 = now_s();
-    blur_image_from_fixed(&plan.luts, fixed, &job->out);
+    blur_image_from_fixed(&plan.luts, fixed, &job->out, job->threads);
     t.convert += now_s() - t1;
 done:
     free(fixed);

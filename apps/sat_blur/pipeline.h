@@ -38,6 +38,8 @@ typedef struct blur_image_job {
     double focus;        /* DEPTH: the depth in focus (after inversion); TILT: the band centre, 0..1 of the height */
     double aperture;     /* DEPTH */
     double max_radius;   /* DEPTH, TILT: 0..BLUR_MAX_RADIUS */
+    int threads;         /* host threads for the conversions (parallel.h): 0 = every core; 1 where the
+                            caller already runs one job per core (batch mode) */
 } blur_image_job_t;
 
 /* What a job needs besides its pixels, built on the host and used as is by

@@ -65,9 +65,9 @@ static void depth_rows(void *p, size_t y0, size_t y1) {
     }
 }
 
-void blur_radius_from_depth(const blur_pixels_t *depth, const uint16_t *lut, uint16_t *radius_q8) {
+void blur_radius_from_depth(const blur_pixels_t *depth, const uint16_t *lut, uint16_t *radius_q8, int threads) {
     depth_ctx_t c = {depth, lut, radius_q8};
-    blur_parallel_rows(depth->height, depth_rows, &c);
+    blur_parallel_rows(threads, depth->height, depth_rows, &c);
 }
 
 void blur_tilt_rows(size_t height, double centre, double max_radius, uint16_t *rows) {
@@ -91,7 +91,7 @@ static void fill_rows(void *p, size_t y0, size_t y1) {
         for (size_t x = 0; x < c->width; ++x) c->radius_q8[y * c->width + x] = c->rows[y];
 }
 
-void blur_radius_from_rows(const uint16_t *rows, size_t width, size_t height, uint16_t *radius_q8) {
+void blur_radius_from_rows(const uint16_t *rows, size_t width, size_t height, uint16_t *radius_q8, int threads) {
     rows_ctx_t c = {rows, width, radius_q8};
-    blur_parallel_rows(height, fill_rows, &c);
+    blur_parallel_rows(threads, height, fill_rows, &c);
 }

@@ -57,9 +57,10 @@ double blur_depth_at(const blur_pixels_t *depth, size_t x, size_t y);
 void blur_depth_lut(int bits, int channels, int invert, double focus, double aperture, double max_radius,
                     uint16_t *lut);
 
-/* The radius map of a depth map through its table, on every core:
+/* The radius map of a depth map through its table, in row bands on
+ * `threads` threads (0: every core, parallel.h):
  * radius_q8[y * width + x] = lut[blur_depth_index(pixel (x, y))]. */
-void blur_radius_from_depth(const blur_pixels_t *depth, const uint16_t *lut, uint16_t *radius_q8);
+void blur_radius_from_depth(const blur_pixels_t *depth, const uint16_t *lut, uint16_t *radius_q8, int threads);
 
 /* ---- tilt-shift -------------------------------------------------------------------- */
 
@@ -68,8 +69,9 @@ void blur_radius_from_depth(const blur_pixels_t *depth, const uint16_t *lut, uin
  * over the next BLUR_TILT_RAMP of the height (row centres at (y + 0.5) / height). */
 void blur_tilt_rows(size_t height, double centre, double max_radius, uint16_t *rows);
 
-/* The radius map of per-row radii, on every core: radius_q8[y * width + x] = rows[y]. */
-void blur_radius_from_rows(const uint16_t *rows, size_t width, size_t height, uint16_t *radius_q8);
+/* The radius map of per-row radii, on `threads` threads (0: every core):
+ * radius_q8[y * width + x] = rows[y]. */
+void blur_radius_from_rows(const uint16_t *rows, size_t width, size_t height, uint16_t *radius_q8, int threads);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""png_pixels.py -- PNG pixels for sat_blur's CLI test, with zlib only
-(independent of the program's libpng reader and writer).
+"""png_pixels.py -- PNG files for sat_blur's CLI tests, written and read with
+zlib only (independent of the program's readers and writers).
 
+  png_pixels.py pattern W H COLOR_TYPE BITS FILE [SEED]
+      sample (x, y, c) is ((x * 37 + y * 11 + c * 90 + SEED * 53) % 256),
+      scaled to 16 bits by 257; alpha is 255 but 128 on every third column
+      (png_gen.sh's `png`).
   png_pixels.py sweep BITS COLOR_TYPE FILE
       writes a sweep image: 8-bit, every colour (x) at every alpha (y,
       0..255); 16-bit, every 16th colour and 65535 (x) at the alphas
@@ -32,6 +36,22 @@ def write(path, w, h, bits, ct, rows):
     data += chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b'')
     with open(path, 'wb') as f:
         f.write(data)
+
+
+def pattern(w, h, ct, bits, path, seed):
+    ch = CHANNELS[ct]
+    scale = 257 if bits == 16 else 1
+    fmt = '>' + ('B' if bits == 8 else 'H') * ch
+    rows = []
+    for y in range(h):
+        row = bytearray()
+        for x in range(w):
+            px = [((x * 37 + y * 11 + c * 90 + seed * 53) % 256) * scale for c in range(ch)]
+            if ch in (2, 4):
+                px[-1] = (255 if x % 3 else 128) * scale
+            row += struct.pack(fmt, *px)
+        rows.append(bytes(row))
+    write(path, w, h, bits, ct, rows)
 
 
 def sweep(bits, ct, path):
@@ -123,7 +143,9 @@ def same(a_path, b_path, tol):
 
 
 if __name__ == '__main__':
-    if sys.argv[1] == 'sweep':
+    if sys.argv[1] == 'pattern':
+        pattern(*[int(v) for v in sys.argv[2:6]], sys.argv[6], int(sys.argv[7]) if len(sys.argv) > 7 else 0)
+    elif sys.argv[1] == 'sweep':
         sweep(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
     elif sys.argv[1] == 'same':
         same(sys.argv[2], sys.argv[3], int(sys.argv[4]))

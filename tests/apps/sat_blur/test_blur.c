@@ -106,7 +106,7 @@ static void cpu_radius_maps(void **state) {
             blur_pixels_t depth = random_pixels(&r, bits, C, W, H);
             uint16_t *lut = xmalloc(blur_depth_lut_len(bits, C) * 2), map[13 * 11];
             blur_depth_lut(bits, C, invert, 0.4, 16, 24, lut);
-            blur_radius_from_depth(&depth, lut, map);
+            blur_radius_from_depth(&depth, lut, map, (int)l % 3); /* every core, 1 and 2 threads */
             for (size_t i = 0; i < W * H; ++i) {
                 double sum = 0;
                 for (int c = 0; c < colours; ++c) sum += (double)blur_load(depth.data, i * (size_t)C + (size_t)c, bits / 8);
@@ -121,7 +121,7 @@ static void cpu_radius_maps(void **state) {
     /* tilt-shift: centre 0.5, sharp within 0.1 of the height, max at 0.35 */
     uint16_t rows[100], tilt[10 * 100];
     blur_tilt_rows(100, 0.5, 20, rows);
-    blur_radius_from_rows(rows, 10, 100, tilt);
+    blur_radius_from_rows(rows, 10, 100, tilt, 0);
     for (size_t y = 0; y < 100; ++y) {
         const double dist = fabs((y + 0.5) / 100 - 0.5);
         double t = (dist - 0.1) / 0.25;
@@ -180,7 +180,8 @@ static void cpu_precisions_and_bounds(void **state) {
     }
 }
 
-/* Each row of [0, rows) visited exactly once, whatever the thread count. */
+/* Each row of [0, rows) visited exactly once, whatever the thread count
+ * (0: every core). */
 typedef struct visit_ctx {
     int *seen;
 } visit_ctx_t;
@@ -192,17 +193,14 @@ static void cpu_parallel_rows(void **state) {
     (void)state;
     assert_true(blur_online_cpus() >= 1 && blur_online_cpus() <= BLUR_MAX_THREADS);
     const size_t rows[] = {0, 1, 2, 5, 1000, 4099};
-    const int threads[] = {0, 1, 2, 3, 7, 64, 1000};
+    const int threads[] = {-1, 0, 1, 2, 3, 7, 64, 1000};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
-        for (size_t t = 0; t <= sizeof threads / sizeof threads[0]; ++t) {
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; ++t) {
             int *seen = calloc(rows[i] + 1, sizeof *seen);
             visit_ctx_t c = {seen};
-            if (t < sizeof threads / sizeof threads[0])
-                blur_parallel_rows_n(threads[t], rows[i], visit_rows, &c);
-            else
-                blur_parallel_rows(rows[i], visit_rows, &c);
+            blur_parallel_rows(threads[t], rows[i], visit_rows, &c);
             for (size_t y = 0; y < rows[i]; ++y)
-                if (seen[y] != 1) TFAIL("%zu rows on %d threads: row %zu run %d times", rows[i], t < 7 ? threads[t] : -1, y, seen[y]);
+                if (seen[y] != 1) TFAIL("%zu rows on %d threads: row %zu run %d times", rows[i], threads[t], y, seen[y]);
             free(seen);
         }
 }
@@ -222,14 +220,15 @@ static void cpu_precision_choice(void **state) {
             if (alpha) /* every alpha 0 or max: the file needs no more than its colours do */
                 for (size_t i = 0; i < W * H; ++i) blur_store(p.data, i * (size_t)C + (size_t)C - 1, bits / 8, (i % 3) ? max : 0);
             const blur_precision_t plain = bits == 16 ? BLUR_P30 : BLUR_P12;
-            assert_int_equal(blur_precision_for(&p), plain);
+            assert_int_equal(blur_precision_for(&p, 0), plain);
+            assert_int_equal(blur_precision_for(&p, 1), plain);
             if (alpha) { /* one partial alpha, anywhere */
                 const size_t where[3] = {0, W * H / 2 + 3, W * H - 1};
                 for (int k = 0; k < 3; ++k) {
                     const size_t i = where[k] * (size_t)C + (size_t)C - 1;
                     const uint64_t old = blur_load(p.data, i, bits / 8);
                     blur_store(p.data, i, bits / 8, k == 1 ? 1 : max - 1);
-                    assert_int_equal(blur_precision_for(&p), bits == 16 ? BLUR_P37 : BLUR_P30);
+                    assert_int_equal(blur_precision_for(&p, k + 1), bits == 16 ? BLUR_P37 : BLUR_P30);
                     blur_store(p.data, i, bits / 8, old);
                 }
             }
@@ -338,7 +337,9 @@ static void cpu_division_and_encode(void **state) {
 /* One whole job at radius 0 (a uniform radius, or a depth map / tilt band
  * whose radii are all 0, which adds the bleeding weights): out = in. */
 static void run_identity(image_runner_t run, const blur_pixels_t *in, blur_pixels_t *out, int linear, int mode) {
-    blur_image_job_t job = {.in = *in, .out = *out, .linear = linear, .passes = 1, .mode = BLUR_MODE_UNIFORM};
+    /* the thread count changes nothing: every core, one, three */
+    blur_image_job_t job = {.in = *in, .out = *out, .linear = linear, .passes = 1, .mode = BLUR_MODE_UNIFORM,
+                            .threads = (mode + linear) % 3 == 2 ? 3 : (mode + linear) % 3};
     blur_pixels_t depth = {NULL, 8, 1, in->width, in->height};
     if (mode == BLUR_MODE_DEPTH) { /* every depth 0.5, in focus */
         depth.data = xmalloc(in->width * in->height);
@@ -414,7 +415,7 @@ static void roundtrip_8bit(image_runner_t run) {
                 if (blur_has_alpha(C)) { /* alpha only 0 or 255: the 12-bit precision, still exact */
                     for (size_t i = 0; i < in.width * in.height; ++i)
                         ((uint8_t *)in.data)[i * (size_t)C + (size_t)C - 1] = (i / in.width) % 2 ? 255 : 0;
-                    assert_int_equal(blur_precision_for(&in), BLUR_P12);
+                    assert_int_equal(blur_precision_for(&in, 0), BLUR_P12);
                     run_identity(run, &in, &out, linear, mode);
                     compare_roundtrip(&in, &out, 0, what);
                 }
@@ -665,7 +666,8 @@ static void image_against_reference(image_runner_t run, const char *label) {
                 blur_pixels_t depth = random_pixels(&r, 8, 3, W, H);
                 blur_image_job_t job = {.in = in, .out = out, .linear = (int)(rng_below(&r, 4) != 0), .passes = 1,
                                         .mode = (blur_mode_t)mode, .radius = 2.75, .depth = depth, .invert = 0,
-                                        .focus = 0.5, .aperture = 6, .max_radius = 5};
+                                        .focus = 0.5, .aperture = 6, .max_radius = 5,
+                                        .threads = (int)rng_below(&r, 4)};
                 uint16_t *radius = xmalloc(W * H * 2);
                 for (size_t p = 0; p < W * H; ++p) {
                     double d = 0;
