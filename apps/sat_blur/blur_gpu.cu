@@ -84,7 +84,7 @@ libscan_dtype_t uint_dtype(int bytes) {
 // than one after the other); ev[0..1] time the phases. The first CUDA error
 // stays in `e`, with `what` saying what was being done.
 struct Gpu {
-    static constexpr int kMaxBufs = 12;
+    static constexpr int kMaxBufs = 16; // a whole job takes 12 at most
     cudaStream_t stream = nullptr, side = nullptr;
     cudaEvent_t ev[2] = {nullptr, nullptr}, fork = nullptr, join = nullptr;
     void *buf[kMaxBufs] = {};
