@@ -115,7 +115,7 @@ cmp -s "$tmp/dof.png" "$tmp/inv.png" && fail "--invert-depth changed nothing"
 # every alpha exactly, 16-bit colours (every 16th, at 12 alphas) within
 # 2/65535, alpha exactly, and transparent black where alpha is 0; in linear
 # light and with --no-linear. png_pixels.py decodes with zlib alone.
-pp="$(dirname "${BASH_SOURCE[0]}")/png_pixels.py"
+pp=$png_gen_tool # png_pixels.py (png_gen.sh)
 for lin in "" --no-linear; do
     rm -f "$tmp/id.png"
     # shellcheck disable=SC2086 # $lin: no option, or one
