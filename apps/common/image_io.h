@@ -1,5 +1,6 @@
-/* image_io.h -- images for the libscan programs: every PNG in (libpng),
- * PNG/JPEG/BMP/TGA out (libpng, stb_image_write), and sRGB <-> linear light.
+/* image_io.h -- images for the libscan programs: every PNG in (libpng), PNG out (parallel deflate, libpng
+ * for the chunks), JPEG/BMP/TGA out (stb_image_write), and sRGB <-> linear
+ * light.
  *
  * Conventions shared by every function here:
  *   - Functions that can fail return 0 on success and -1 on failure (img_write
@@ -66,16 +67,27 @@ typedef struct img {
 /* Output formats, chosen from the file name's extension. */
 typedef enum img_format {
     IMG_FORMAT_UNKNOWN = 0,
-    IMG_FORMAT_PNG = 1,  /* .png: libpng, 8 or 16 bits kept, all four channel layouts */
+    IMG_FORMAT_PNG = 1,  /* .png: 8 or 16 bits kept, all four channel layouts (see img_write) */
     IMG_FORMAT_JPEG = 2, /* .jpg, .jpeg: stb_image_write, 8-bit, no alpha (see img_write); gray is
                             stored as a 3-component (YCbCr) JPEG, as stb always does */
     IMG_FORMAT_BMP = 3,  /* .bmp: stb_image_write, 8-bit; 24-bit, or 32-bit with alpha */
     IMG_FORMAT_TGA = 4   /* .tga: stb_image_write, 8-bit, RLE-compressed, alpha kept */
 } img_format_t;
 
+/* PNG compression: the zlib level img_write uses by default (see
+ * img_write_opts_t.png_compression), and the value that asks for none. */
+#define IMG_PNG_DEFAULT_LEVEL 5
+#define IMG_PNG_NO_COMPRESSION (-1)
+
 /* Options of img_write. Zero-initialised options (or NULL) mean the defaults. */
 typedef struct img_write_opts {
-    int jpeg_quality; /* 1..100; 0 = default (90). Other values are an error. */
+    int jpeg_quality;    /* 1..100; 0 = default (90). Other values are an error. */
+    int png_compression; /* zlib level 1 (fastest) .. 9 (smallest); 0 = default (IMG_PNG_DEFAULT_LEVEL);
+                            IMG_PNG_NO_COMPRESSION = stored, unfiltered (zlib level 0). Other values are an
+                            error. */
+    int threads;         /* PNG encoder threads: 0 = one per online CPU (at most one per band of rows);
+                            1 = the calling thread only. Negative is an error. The file's bytes do not
+                            depend on it. */
 } img_write_opts_t;
 
 /* ---- images in memory ---------------------------------------------------- */
@@ -142,8 +154,15 @@ const char *img_format_name(img_format_t format);
 
 /* Write *img to path, in the format its extension names.
  *
- * opts: NULL or zeroed for the defaults (JPEG quality 90).
- * PNG keeps the channels and the bit depth (8 or 16). JPEG, BMP and TGA are
+ * opts: NULL or zeroed for the defaults (JPEG quality 90, PNG zlib level
+ * IMG_PNG_DEFAULT_LEVEL, one encoder thread per CPU).
+ * PNG keeps the channels and the bit depth (8 or 16), not interlaced, no
+ * ancillary chunks. Each row gets the Sub, Up or Average filter (the one
+ * with the smallest sum of absolute values, libpng's heuristic; none at
+ * IMG_PNG_NO_COMPRESSION), and the image is cut into bands of rows of about
+ * 256 KiB that are filtered and deflated on all cores into one zlib stream
+ * (each band primed with the 32 KiB before it), so the output is one
+ * ordinary PNG, the same bytes whatever the number of threads. JPEG, BMP and TGA are
  * 8-bit formats: 16-bit samples are converted with rounding, v8 =
  * (v16 * 255 + 32767) / 65535. Alpha handling:
  *   - JPEG has no alpha: the image is composited over black in linear light

@@ -1,6 +1,7 @@
 # apps/common/images.cmake -- target app_image: PNG in (libpng), PNG out
-# (libpng) and JPEG/BMP/TGA out (stb_image_write from the system's libstb),
-# sRGB helpers. Users write #include "common/image_io.h".
+# (zlib in parallel bands, libpng for the chunks) and JPEG/BMP/TGA out
+# (stb_image_write from the system's libstb), sRGB helpers. Users write
+# #include "common/image_io.h".
 #
 # libstb: the header <stb/stb_image_write.h> from libstb-dev and the
 # implementation in libstb.so (libstb0). Found under CMAKE_PREFIX_PATH first
@@ -8,7 +9,7 @@
 # package provides libstb.so (a symlink); unpacked alone, libstb0 gives only
 # libstb.so.0: both names are accepted.
 find_package(PNG REQUIRED)
-find_package(ZLIB REQUIRED) # crc32, to name a damaged chunk
+find_package(ZLIB REQUIRED) # the PNG writer's deflate; crc32, to name a damaged chunk
 find_package(Threads REQUIRED)
 
 set(_stb_prefixes ${CMAKE_PREFIX_PATH})
@@ -43,12 +44,16 @@ add_library(app_image STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/image.c
   ${CMAKE_CURRENT_SOURCE_DIR}/png_read.c
   ${CMAKE_CURRENT_SOURCE_DIR}/image_write.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/png_write.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/png_filter.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/png_deflate.c
   ${CMAKE_CURRENT_SOURCE_DIR}/srgb.c)
 target_include_directories(app_image PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/..)
 # app_common: img_write goes through its atomic output files (app_out_*,
 # whose temporary files the SIGINT/SIGTERM clean-up removes) and quotes file
 # content through app_escape.
-target_link_libraries(app_image PUBLIC PNG::PNG ZLIB::ZLIB Threads::Threads m PRIVATE app_common libscan_stb libscan_warnings)
+target_link_libraries(app_image PUBLIC PNG::PNG ZLIB::ZLIB Threads::Threads m
+                      PRIVATE app_common libscan_stb libscan_warnings)
 set_target_properties(app_image PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # The sample scene for sat_blur (data/scene): its generator uses app_image.

@@ -368,7 +368,7 @@ int main(int argc, char **argv) {
         rc = APP_EXIT_INTERNAL;
         goto fail;
     }
-    img_write_opts_t wo = {(int)o.quality};
+    img_write_opts_t wo = {.jpeg_quality = (int)o.quality};
     const int wrc = img_write(o.out, &outimg, &wo, err, sizeof err);
     if (wrc != 0) {
         /* A failed write (disk full, I/O error) is exit 2, as the README

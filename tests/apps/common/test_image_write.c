@@ -315,7 +315,7 @@ void test_write_jpeg(void **state)
                             ((uint16_t *)img.pixels)[i] = (uint16_t)v;
                     }
             const char *path = itu_path(ch == 1 ? "gray.jpg" : "rgb.JPEG");
-            img_write_opts_t o = {95};
+            img_write_opts_t o = {.jpeg_quality = 95};
             write_ok(path, &img, &o);
             check_jpeg_markers(path, 48, 31, 3); /* stb writes gray as 3 components too */
             int w, h, comps;
@@ -370,7 +370,7 @@ void test_write_jpeg_alpha_and_quality(void **state)
     rng_t r;
     rng_init(&r, "jpeg_quality", 0);
     random_image(&noise, &r, 64, 64, 3, 8);
-    img_write_opts_t q1 = {1}, q100 = {100};
+    img_write_opts_t q1 = {.jpeg_quality = 1}, q100 = {.jpeg_quality = 100};
     const char *p1 = itu_path("q1.jpg"), *p100 = itu_path("q100.jpg");
     write_ok(p1, &noise, &q1);
     write_ok(p100, &noise, &q100);
@@ -477,7 +477,7 @@ void test_write_bad_image_and_options(void **state)
     expect_write_error(p, &img, NULL, "empty or invalid image");
     img.channels = 3;
     snprintf(p, sizeof p, "%s/out.jpg", dir);
-    img_write_opts_t bad = {101};
+    img_write_opts_t bad = {.jpeg_quality = 101};
     expect_write_error(p, &img, &bad, "quality 101");
     bad.jpeg_quality = -5;
     expect_write_error(p, &img, &bad, "quality -5");
@@ -587,7 +587,7 @@ void test_write_atomic_replace(void **state)
     write_ok(pj, &a, NULL);
     size_t jl;
     uint8_t *jpeg_before = itu_read_file(pj, &jl);
-    img_write_opts_t bad = {200};
+    img_write_opts_t bad = {.jpeg_quality = 200};
     expect_write_error(pj, &b, &bad, "quality");
     size_t jl2;
     uint8_t *jpeg_after = itu_read_file(pj, &jl2);
