@@ -1,4 +1,5 @@
-/* image_io.h -- images for the libscan programs: every PNG in (libpng), PNG out (parallel deflate, libpng
+/* image_io.h -- images for the libscan programs: every PNG in (libpng, with
+ * libdeflate inflating the image data), PNG out (parallel deflate, libpng
  * for the chunks), JPEG/BMP/TGA out (stb_image_write), and sRGB <-> linear
  * light.
  *
