@@ -82,6 +82,9 @@ bad "passes 0" "--passes" -- --passes 0 "$img" "$out"
 bad "passes 17" "--passes" -- --passes 17 "$img" "$out"
 bad "quality 0" "--quality" -- --quality 0 "$img" "$out"
 bad "quality 101" "--quality" -- --quality 101 "$img" "$out"
+bad "compression 10" "--compression" "10" -- --compression 10 "$img" "$out"
+bad "compression -1" "--compression" "-1" -- --compression -1 "$img" "$out"
+bad "compression not a number" "--compression" "fast" -- --compression fast "$img" "$out"
 bad "bad device" "--device" "tpu" -- --device tpu "$img" "$out"
 bad "max-pixels 0" "--max-pixels" -- --max-pixels 0 "$img" "$out"
 bad "radius with depth" "--radius" "--depth" -- --radius 3 --depth "$depth" "$img" "$out"
@@ -133,9 +136,9 @@ run_ok "tga" "$tmp/o.tga" --device cpu --radius 2 "$img"
 run_ok "radius 0" "$tmp/r0.png" --device cpu --radius 0 "$img"
 cmp -s "$tmp/r.png" "$tmp/r8.png" && fail "--radius 3.5 --passes 3 and the default gave the same file"
 cmp -s "$tmp/dof.png" "$tmp/inv.png" && fail "--invert-depth changed nothing"
-# --radius 0 keeps an 8-bit image (the fixed-point round trip is exact for 8-bit sRGB)
-if expect 0 "radius 0 is identity" -- --device cpu --radius 0 --no-linear "$img" "$tmp/id.png"; then
-    python3 - "$img" "$tmp/id.png" <<'EOF' || fail "radius 0: pixels changed"
+# An independent PNG decoder (Python's zlib and the PNG filters by hand):
+# pngpix.py A B... exits 0 when every file has A's pixels and layout.
+cat >"$tmp/pngpix.py" <<'EOF'
 import sys, zlib, struct
 def pixels(p):
     d = open(p, 'rb').read(); i = 8; idat = b''; hdr = None
@@ -157,10 +160,28 @@ def pixels(p):
                 line[x] = (line[x] + (a if pa <= pb and pa <= pc else (b if pb <= pc else c))) & 255
         out.append(bytes(line)); prev = line
     return (w, h, ch, bits), b''.join(out)
-a, b = pixels(sys.argv[1]), pixels(sys.argv[2])
-sys.exit(0 if a == b else 1)
+want = pixels(sys.argv[1])
+sys.exit(0 if all(pixels(p) == want for p in sys.argv[2:]) else 1)
 EOF
+# --radius 0 keeps an 8-bit image (the fixed-point round trip is exact for 8-bit sRGB)
+if expect 0 "radius 0 is identity" -- --device cpu --radius 0 --no-linear "$img" "$tmp/id.png"; then
+    python3 "$tmp/pngpix.py" "$img" "$tmp/id.png" || fail "radius 0: pixels changed"
 fi
+# --compression 0..9: the same pixels at every level (the 960x540 scene is
+# several bands of the parallel encoder), smaller files at higher levels,
+# and the default within 1.15x of level 6 (libpng's default size).
+for level in 0 1 2 3 4 5 6 7 8 9; do
+    run_ok "compression $level" "$tmp/c$level.png" --device cpu --radius 2 --compression "$level" "$img"
+done
+run_ok "compression default" "$tmp/cdef.png" --device cpu --radius 2 "$img"
+cmp -s "$tmp/cdef.png" "$tmp/c5.png" || fail "the default compression is not level 5"
+python3 "$tmp/pngpix.py" "$tmp/c5.png" "$tmp/c0.png" "$tmp/c1.png" "$tmp/c2.png" "$tmp/c3.png" "$tmp/c4.png" \
+    "$tmp/c6.png" "$tmp/c7.png" "$tmp/c8.png" "$tmp/c9.png" || fail "--compression: the levels decode to different pixels"
+size() { stat -c %s "$1"; }
+(($(size "$tmp/c9.png") < $(size "$tmp/c1.png") && $(size "$tmp/c1.png") < $(size "$tmp/c0.png"))) ||
+    fail "--compression: sizes not in order (9: $(size "$tmp/c9.png"), 1: $(size "$tmp/c1.png"), 0: $(size "$tmp/c0.png"))"
+((100 * $(size "$tmp/c5.png") <= 115 * $(size "$tmp/c6.png"))) ||
+    fail "--compression: the default ($(size "$tmp/c5.png") bytes) is over 1.15x level 6 ($(size "$tmp/c6.png"))"
 # every PNG layout in, same layout out: gray, gray+alpha, RGB, RGBA at 8 and 16 bits
 for spec in "0 8" "4 8" "2 8" "6 8" "0 16" "4 16" "2 16" "6 16"; do
     set -- $spec
