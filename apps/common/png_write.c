@@ -144,6 +144,9 @@ int img__write_png(FILE *fp, const img_t *img, int level, int threads, char *msg
     static const int types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                  PNG_COLOR_TYPE_RGB_ALPHA};
     png_set_write_fn(png, &s, on_write, on_flush);
+    /* Any size the format allows (libpng refuses rows over a million pixels
+       by default; the reader lifts the same limit). */
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
     png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, img->bits, types[img->channels],
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info); /* signature, IHDR */

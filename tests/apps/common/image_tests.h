@@ -29,6 +29,7 @@ void test_png_deflate_bands(void **state);
 void test_png_deflate_dictionary(void **state);
 void test_png_deflate_failures(void **state);
 void test_write_png_levels(void **state);
+void test_write_png_wide(void **state);
 void test_write_png_bad_options(void **state);
 void test_read_fast_path(void **state);
 void test_read_fast_path_every_kind(void **state);

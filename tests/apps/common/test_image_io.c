@@ -646,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_png_deflate_dictionary),
         cmocka_unit_test(test_png_deflate_failures),
         cmocka_unit_test(test_write_png_levels),
+        cmocka_unit_test(test_write_png_wide),
         cmocka_unit_test(test_write_png_bad_options),
         cmocka_unit_test(test_read_fast_path),
         cmocka_unit_test(test_read_fast_path_every_kind),

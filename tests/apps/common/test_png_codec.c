@@ -320,6 +320,22 @@ void test_write_png_levels(void **state)
         }
 }
 
+/* Rows wider than libpng's default limit (a million pixels) are written
+ * too, as the reader reads them. */
+void test_write_png_wide(void **state)
+{
+    (void)state;
+    rng_t r;
+    rng_init(&r, "write_png_wide", 0);
+    img_t img;
+    smooth_image(&img, &r, 1000003, 2, 1, 8);
+    size_t len;
+    uint8_t *f = write_read_back(&img, 0, 0, &len);
+    check_png_file(f, len, &img, 1, "1000003x2 gray");
+    free(f);
+    img_free(&img);
+}
+
 void test_write_png_bad_options(void **state)
 {
     (void)state;
