@@ -109,7 +109,9 @@ int app_choose_device(const char *prog, app_device_t requested, app_device_t *ch
  * any step leaves no file behind, and an existing file at the final path is
  * only replaced by a complete new one. Pending temporary files are removed if
  * the process gets SIGINT, SIGTERM or SIGHUP (the handler unlinks them and
- * re-raises the signal with its default action). The committed file gets mode
+ * re-raises the signal with its default action), also those that other
+ * threads are creating at that moment (such an app_out_open() fails with
+ * "interrupted by a signal" as the process dies). The committed file gets mode
  * 0666 & ~umask, like a file made by fopen().
  * The path "-" means standard output: no temporary file, commit only flushes.
  * An existing path that is not a regular file (a character or block device
@@ -120,6 +122,11 @@ int app_choose_device(const char *prog, app_device_t requested, app_device_t *ch
  * ------------------------------------------------------------------------- */
 
 typedef struct app_out app_out_t; /* opaque */
+
+/* Temporary files one process may have open at once (the signal clean-up's
+ * table); app_out_open() fails beyond ("too many output files open at
+ * once"), so a program writing on many threads keeps below it. */
+#define APP_OUT_MAX_PENDING 32
 
 /* Opens `path` for atomic writing. Returns the handle, or NULL with the reason
  * in err (errlen bytes, NUL-terminated), naming the path, e.g.

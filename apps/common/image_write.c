@@ -1,5 +1,6 @@
 /* image_write.c -- img_write: PNG through png_write.c (parallel deflate,
- * libpng for the chunks), JPEG/BMP/TGA through stb_image_write (the
+ * libpng for the chunks), JPEG through jpeg_write.c (TurboJPEG or nvJPEG),
+ * BMP/TGA through stb_image_write (the
  * implementation is in the system's libstb), always
  * into a temporary file in the destination's directory that is renamed
  * into place only when complete (cli.h's app_out_*, shared with the array
@@ -7,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "common/image_io.h"
 #include "image_private.h"
+#include "jpeg_private.h"
 #include "common/cli.h"
 
 #include <stb/stb_image_write.h>
@@ -53,7 +55,7 @@ static void describe_open_error(const char *path, int e, const char *out_msg, ch
         img__err(err, errlen, "%s: cannot write a file in '%s': %s", path, dir, strerror(e));
 }
 
-/* ---- JPEG/BMP/TGA through stb_image_write ----------------------------------- */
+/* ---- BMP/TGA through stb_image_write ---------------------------------------- */
 
 typedef struct stb_sink {
     FILE *fp;
@@ -72,24 +74,13 @@ static void stb_put(void *ctx, void *data, int size)
     }
 }
 
-static uint8_t to8(const img_t *img, size_t i)
-{
-    if (img->bits == 8)
-        return ((const uint8_t *)img->pixels)[i];
-    uint32_t v = ((const uint16_t *)img->pixels)[i];
-    return (uint8_t)((v * 255u + 32767u) / 65535u);
-}
-
-/* The 8-bit buffer stb gets: *out_ch channels. JPEG: alpha composited over
- * black in linear light; BMP: gray+alpha expanded to RGBA. */
+/* The 8-bit buffer stb gets: *out_ch channels. BMP: gray+alpha expanded to
+ * RGBA. */
 static uint8_t *stb_pixels(const img_t *img, img_format_t fmt, int *out_ch)
 {
     const int ch = img->channels;
-    const int alpha = (ch == 2 || ch == 4);
     int och = ch;
-    if (fmt == IMG_FORMAT_JPEG && alpha)
-        och = ch - 1;
-    else if (fmt == IMG_FORMAT_BMP && ch == 2)
+    if (fmt == IMG_FORMAT_BMP && ch == 2)
         och = 4;
     const size_t n = img_pixel_count(img);
     uint8_t *buf = (uint8_t *)malloc(n * (size_t)och);
@@ -98,20 +89,12 @@ static uint8_t *stb_pixels(const img_t *img, img_format_t fmt, int *out_ch)
     for (size_t i = 0; i < n; ++i) {
         const size_t s = i * (size_t)ch;
         uint8_t *o = buf + i * (size_t)och;
-        if (fmt == IMG_FORMAT_JPEG && alpha) {
-            float a = img->bits == 8 ? ((const uint8_t *)img->pixels)[s + ch - 1] / 255.0f
-                                     : ((const uint16_t *)img->pixels)[s + ch - 1] / 65535.0f;
-            for (int c = 0; c < ch - 1; ++c) {
-                float l = img->bits == 8 ? img_srgb8_to_linear(((const uint8_t *)img->pixels)[s + c])
-                                         : img_srgb16_to_linear(((const uint16_t *)img->pixels)[s + c]);
-                o[c] = img_linear_to_srgb8(l * a);
-            }
-        } else if (och == 4 && ch == 2) {
-            o[0] = o[1] = o[2] = to8(img, s);
-            o[3] = to8(img, s + 1);
+        if (och == 4 && ch == 2) {
+            o[0] = o[1] = o[2] = img__sample8(img, s);
+            o[3] = img__sample8(img, s + 1);
         } else {
             for (int c = 0; c < ch; ++c)
-                o[c] = to8(img, s + (size_t)c);
+                o[c] = img__sample8(img, s + (size_t)c);
         }
     }
     *out_ch = och;
@@ -119,18 +102,18 @@ static uint8_t *stb_pixels(const img_t *img, img_format_t fmt, int *out_ch)
 }
 
 /* Sizes each stb encoder can take: it indexes with int, and the file
- * headers hold 16-bit (TGA, JPEG) or 32-bit (BMP) sizes. */
+ * headers hold 16-bit (TGA) or 32-bit (BMP) sizes. */
 static int stb_size_ok(const img_t *img, img_format_t fmt)
 {
     uint64_t bytes = (uint64_t)img->width * (uint64_t)img->height * 4u;
     if (bytes > (uint64_t)INT_MAX)
         return 0;
-    if ((fmt == IMG_FORMAT_JPEG || fmt == IMG_FORMAT_TGA) && (img->width > 65535 || img->height > 65535))
+    if (fmt == IMG_FORMAT_TGA && (img->width > 65535 || img->height > 65535))
         return 0;
     return 1;
 }
 
-static int write_stb(FILE *fp, const img_t *img, img_format_t fmt, int quality, char *msg, size_t msglen, int *io)
+static int write_stb(FILE *fp, const img_t *img, img_format_t fmt, char *msg, size_t msglen, int *io)
 {
     int ch = 0;
     uint8_t *buf = stb_pixels(img, fmt, &ch);
@@ -141,7 +124,6 @@ static int write_stb(FILE *fp, const img_t *img, img_format_t fmt, int quality, 
     stb_sink s = {fp, 0, 0};
     int ok = 0;
     switch (fmt) {
-    case IMG_FORMAT_JPEG: ok = stbi_write_jpg_to_func(stb_put, &s, img->width, img->height, ch, buf, quality); break;
     case IMG_FORMAT_BMP: ok = stbi_write_bmp_to_func(stb_put, &s, img->width, img->height, ch, buf); break;
     case IMG_FORMAT_TGA: ok = stbi_write_tga_to_func(stb_put, &s, img->width, img->height, ch, buf); break;
     default: break;
@@ -163,6 +145,8 @@ static int write_stb(FILE *fp, const img_t *img, img_format_t fmt, int quality, 
 
 int img_write(const char *path, const img_t *img, const img_write_opts_t *opts, char *err, size_t errlen)
 {
+    if (opts && opts->report)
+        memset(opts->report, 0, sizeof *opts->report);
     if (!path || !path[0]) {
         img__err(err, errlen, "img_write: no file name given");
         return -1;
@@ -180,17 +164,12 @@ int img_write(const char *path, const img_t *img, const img_write_opts_t *opts, 
         img__err(err, errlen, "%s: cannot write an empty or invalid image", path);
         return -1;
     }
-    int quality = 90;
-    if (opts && opts->jpeg_quality != 0) {
-        if (opts->jpeg_quality < 1 || opts->jpeg_quality > 100) {
-            img__err(err, errlen, "%s: JPEG quality %d out of range 1..100", path, opts->jpeg_quality);
-            return -1;
-        }
-        quality = opts->jpeg_quality;
-    }
+    if (img__jpeg_check_opts(path, opts, err, errlen) != 0)
+        return -1;
     int png_level = IMG_PNG_DEFAULT_LEVEL;
     if (opts && opts->png_compression != 0) {
-        if (opts->png_compression != IMG_PNG_NO_COMPRESSION && (opts->png_compression < 1 || opts->png_compression > 9)) {
+        if (opts->png_compression != IMG_PNG_NO_COMPRESSION &&
+            (opts->png_compression < 1 || opts->png_compression > 9)) {
             img__err(err, errlen, "%s: PNG compression %d out of range (1..9, or IMG_PNG_NO_COMPRESSION)", path,
                      opts->png_compression);
             return -1;
@@ -201,7 +180,9 @@ int img_write(const char *path, const img_t *img, const img_write_opts_t *opts, 
         img__err(err, errlen, "%s: %d encoder threads (0 = one per CPU)", path, opts->threads);
         return -1;
     }
-    if (fmt != IMG_FORMAT_PNG && !stb_size_ok(img, fmt)) {
+    if (fmt == IMG_FORMAT_JPEG && img__jpeg_check_size(path, img, err, errlen) != 0)
+        return -1;
+    if ((fmt == IMG_FORMAT_BMP || fmt == IMG_FORMAT_TGA) && !stb_size_ok(img, fmt)) {
         img__err(err, errlen, "%s: %dx%d is too large for the %s writer", path, img->width, img->height,
                  img_format_name(fmt));
         return -1;
@@ -220,9 +201,11 @@ int img_write(const char *path, const img_t *img, const img_write_opts_t *opts, 
     }
     char msg[200] = "";
     int io = 0;
-    int rc = fmt == IMG_FORMAT_PNG ? img__write_png(app_out_file(out), img, png_level, opts ? opts->threads : 0, msg,
-                                                    sizeof msg, &io)
-                                   : write_stb(app_out_file(out), img, fmt, quality, msg, sizeof msg, &io);
+    FILE *fp = app_out_file(out);
+    const int threads = opts ? opts->threads : 0;
+    int rc = fmt == IMG_FORMAT_PNG    ? img__write_png(fp, img, png_level, threads, msg, sizeof msg, &io)
+             : fmt == IMG_FORMAT_JPEG ? img__jpeg_write(fp, img, opts, msg, sizeof msg, &io)
+                                      : write_stb(fp, img, fmt, msg, sizeof msg, &io);
     if (rc != 0) {
         img__err(err, errlen, "%s: %s", path, msg);
         app_out_abort(out);

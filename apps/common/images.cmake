@@ -1,7 +1,8 @@
 # apps/common/images.cmake -- target app_image: PNG in (libpng, the image
 # data inflated by libdeflate), PNG out (zlib in parallel bands, libpng for
-# the chunks) and JPEG/BMP/TGA out (stb_image_write from the system's
-# libstb), sRGB helpers. Users write #include "common/image_io.h".
+# the chunks) and BMP/TGA out (stb_image_write from the system's libstb),
+# JPEG in and out (jpeg.cmake), sRGB helpers. Users write
+# #include "common/image_io.h".
 #
 # libdeflate (libdeflate-dev): found like libstb below, under
 # CMAKE_PREFIX_PATH first, then the system.
@@ -76,6 +77,8 @@ target_include_directories(app_image PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/..)
 target_link_libraries(app_image PUBLIC PNG::PNG ZLIB::ZLIB Threads::Threads m
                       PRIVATE app_common libscan_stb libscan_deflate libscan_warnings)
 set_target_properties(app_image PROPERTIES POSITION_INDEPENDENT_CODE ON)
+# JPEG in and out (TurboJPEG; nvJPEG where the toolkit has it): jpeg.cmake.
+include(${CMAKE_CURRENT_SOURCE_DIR}/jpeg.cmake)
 
 # The sample scene for sat_blur (data/scene): its generator uses app_image.
 add_subdirectory(${PROJECT_SOURCE_DIR}/data/scene ${CMAKE_BINARY_DIR}/data/scene)

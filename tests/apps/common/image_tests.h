@@ -11,8 +11,6 @@ void test_write_png_roundtrip(void **state);
 void test_write_png_16bit_from_file(void **state);
 void test_write_bmp(void **state);
 void test_write_tga(void **state);
-void test_write_jpeg(void **state);
-void test_write_jpeg_alpha_and_quality(void **state);
 void test_write_extension_rules(void **state);
 void test_write_unknown_extension(void **state);
 void test_write_bad_image_and_options(void **state);

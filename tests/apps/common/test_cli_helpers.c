@@ -1,6 +1,6 @@
 /* test_cli_helpers.c -- apps/common/cli.h: error lines, option values, device
  * parsing and choice, strict numbers, atomic output (commit, abort, errors,
- * signals), same-file detection, progress (through a pseudo-terminal) and
+ * signals, also with threads writing at once), same-file detection, progress (through a pseudo-terminal) and
  * phase timing. */
 #define _GNU_SOURCE
 #include "support/harness.h"
@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -521,6 +522,64 @@ static void test_out_signal_cleanup(void **state) {
     }
 }
 
+/* Threads opening outputs while the signal comes (sat_blur --batch writes
+ * frames on every core): no temporary file may be left, whichever thread
+ * gets the signal and wherever the others are in app_out_open. Each trial
+ * kills a child whose threads open and abort outputs in a loop. */
+typedef struct churn {
+    const char *dir;
+    int id;
+} churn_t;
+
+static void *churn_outputs(void *arg) {
+    const churn_t *c = arg;
+    char path[1200], err[256];
+    snprintf(path, sizeof path, "%s/t%d.png", c->dir, c->id);
+    for (;;) {
+        app_out_t *o = app_out_open(path, err, sizeof err);
+        if (!o) { /* only "interrupted by a signal": the handler is at work */
+            if (!strstr(err, "interrupted")) _exit(3);
+            for (;;) pause();
+        }
+        fputs("x", app_out_file(o));
+        app_out_abort(o);
+    }
+    return NULL;
+}
+
+static void test_out_signal_threads(void **state) {
+    fx_dir_t *fx = *state;
+    enum { kThreads = 4, kTrials = 40 };
+    for (int trial = 0; trial < kTrials; ++trial) {
+        fflush(stdout);
+        fflush(stderr);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            signal(SIGTERM, SIG_DFL);
+            /* One output first, so the handler is in place before the signal. */
+            char first[1200], err[256];
+            snprintf(first, sizeof first, "%s/first.png", fx->dir);
+            app_out_abort(app_out_open(first, err, sizeof err));
+            static churn_t c[kThreads];
+            pthread_t t[kThreads];
+            for (int i = 0; i < kThreads; ++i) {
+                c[i] = (churn_t){fx->dir, i};
+                if (pthread_create(&t[i], NULL, churn_outputs, &c[i]) != 0) _exit(5);
+            }
+            for (;;) pause();
+        }
+        usleep(2000 + 500 * (useconds_t)(trial % 8)); /* the threads busy at different points */
+        kill(pid, SIGTERM);
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM)
+            TFAIL("trial %d: child did not die of SIGTERM (status 0x%x)", trial, status);
+        char names[512];
+        if (fx_count_entries(fx->dir, names, sizeof names) != 0) TFAIL("trial %d: SIGTERM left files: %s", trial, names);
+    }
+}
+
 static void test_same_file(void **state) {
     fx_dir_t *fx = *state;
     char a[1200], b[1200], sym[1200], alias[1400];
@@ -708,6 +767,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_out_errors, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_out_non_regular, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_out_signal_cleanup, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_out_signal_threads, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_same_file, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test(test_progress_not_a_terminal),
         cmocka_unit_test(test_progress_terminal),

@@ -630,8 +630,6 @@ int main(void)
         cmocka_unit_test(test_write_png_16bit_from_file),
         cmocka_unit_test(test_write_bmp),
         cmocka_unit_test(test_write_tga),
-        cmocka_unit_test(test_write_jpeg),
-        cmocka_unit_test(test_write_jpeg_alpha_and_quality),
         cmocka_unit_test(test_write_extension_rules),
         cmocka_unit_test(test_write_unknown_extension),
         cmocka_unit_test(test_write_bad_image_and_options),

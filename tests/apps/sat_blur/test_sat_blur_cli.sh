@@ -11,6 +11,8 @@ prog=$1
 scene=$2
 # shellcheck source-path=SCRIPTDIR source=../../support/cli_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../support/cli_lib.sh"
+# shellcheck source-path=SCRIPTDIR source=png_gen.sh
+source "$(dirname "${BASH_SOURCE[0]}")/png_gen.sh"
 cli_init "$prog"
 
 # bad NAME STRINGS... -- ARGS: exit 1, one line naming the strings, no output left.
@@ -23,30 +25,6 @@ bad() {
     rm -f "$tmp/o.png" "$tmp"/.o.png.*
     if expect 1 "$name" -- "$@"; then one_line "$name" "${words[@]}"; fi
     no_file "$name" "$tmp/o.png"
-}
-
-# PNG writer: png W H COLOR_TYPE BITS FILE [pattern]
-png() {
-    python3 - "$@" <<'EOF'
-import struct, sys, zlib
-w, h, ct, bits, path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-ch = {0: 1, 2: 3, 4: 2, 6: 4}[ct]
-bps = bits // 8
-raw = bytearray()
-for y in range(h):
-    raw.append(0)
-    for x in range(w):
-        for c in range(ch):
-            v = ((x * 37 + y * 11 + c * 90) % 256) * (257 if bps == 2 else 1)
-            if ch in (2, 4) and c == ch - 1:
-                v = (255 if x % 3 else 128) * (257 if bps == 2 else 1)
-            raw += v.to_bytes(bps, 'big')
-def chunk(t, d):
-    return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
-data = b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, bits, ct, 0, 0, 0))
-data += chunk(b'IDAT', zlib.compress(bytes(raw))) + chunk(b'IEND', b'')
-open(path, 'wb').write(data)
-EOF
 }
 
 # --- usage -------------------------------------------------------------------
