@@ -4,15 +4,17 @@
 
 #include <libdeflate.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define STORED_MAX ((size_t)65535) /* the most one stored block holds */
 
 struct png_inflate {
-    const uint8_t *map; /* the file, mapped */
+    uint8_t *map; /* the file, read whole (not mmap'd: a file cut short
+                     while mapped would be SIGBUS, not a message) */
     size_t map_len;
     uint8_t *data; /* the inflated image data */
     size_t data_len;
@@ -127,8 +129,7 @@ void png_inflate_close(png_inflate_t *s)
 {
     if (!s)
         return;
-    if (s->map)
-        munmap((void *)s->map, s->map_len);
+    free(s->map);
     free(s->data);
     free(s);
 }
@@ -144,13 +145,22 @@ png_inflate_t *png_inflate_open(FILE *f, uint64_t max_pixels)
     if (!s)
         return NULL;
     const size_t size = (size_t)st.st_size;
-    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) {
+    s->map = (uint8_t *)malloc(size);
+    s->map_len = size;
+    if (!s->map) {
         free(s);
         return NULL;
     }
-    s->map = (const uint8_t *)map;
-    s->map_len = size;
+    for (size_t got = 0; got < size;) { /* pread: the caller's FILE position stays */
+        const ssize_t n = pread(fd, s->map + got, size - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) { /* an error, or the file was cut short meanwhile */
+            png_inflate_close(s);
+            return NULL;
+        }
+        got += (size_t)n;
+    }
     const uint8_t *m = s->map;
     uint8_t *gathered = NULL;
     struct libdeflate_decompressor *d = NULL;
@@ -190,6 +200,10 @@ png_inflate_t *png_inflate_open(FILE *f, uint64_t max_pixels)
         off += 12 + (size_t)len;
     }
     if (nidat == 0 || zlen < 6)
+        goto decline;
+    /* Deflate turns at most 2 bits into 258 bytes (1032:1): a header that
+       promises more than the stream could hold gets no buffer here. */
+    if (expected / 1032 > zlen + 64)
         goto decline;
 
     /* The zlib stream, in one piece. */

@@ -2,12 +2,12 @@
  * img_read_png (private to app_image).
  *
  * libpng inflates through zlib, which was two thirds of the decoding time
- * (issue #22). png_inflate_open() maps the file, checks every chunk's CRC
- * and inflates the whole IDAT stream in one libdeflate call (3-8 times
- * zlib's speed); png_inflate_read() then serves libpng the same file with
- * the image data stored uncompressed (deflate's stored blocks, one IDAT
- * chunk each), which zlib only copies. libpng still parses and checks the
- * chunks, unfilters, expands palettes, tRNS and low bit depths,
+ * (issue #22). png_inflate_open() reads the whole file, checks every
+ * chunk's CRC and inflates the whole IDAT stream in one libdeflate call
+ * (3-8 times zlib's speed); png_inflate_read() then serves libpng the same
+ * file with the image data stored uncompressed (deflate's stored blocks, one
+ * IDAT chunk each), which zlib only copies. libpng still parses and checks
+ * the chunks, unfilters, expands palettes, tRNS and low bit depths,
  * de-interlaces and byte-swaps, exactly as before; the reader turns off its
  * CRC and Adler-32 checks for such a stream (both were checked here).
  *
@@ -15,10 +15,11 @@
  * regular file, a chunk past the end of the file or with a bad CRC, no IHDR
  * first or an invalid one, IDAT chunks apart or missing, no IEND, an image
  * over the pixel limit or whose filtered data would exceed
- * PNG_INFLATE_MAX_BYTES, a zlib stream that is corrupt or not exactly the
- * image's size. The caller then reads the file with libpng alone, as
- * before, whose messages name the problem. So every error message stays
- * what it was, and only well-formed files take the fast path. */
+ * PNG_INFLATE_MAX_BYTES or what its zlib stream could hold (deflate packs
+ * at most 1032 bytes into one), a zlib stream that is corrupt or not
+ * exactly the image's size. The caller then reads the file with libpng
+ * alone, as before, whose messages name the problem. So every error message
+ * stays what it was, and only well-formed files take the fast path. */
 #ifndef LIBSCAN_APPS_PNG_INFLATE_H
 #define LIBSCAN_APPS_PNG_INFLATE_H
 

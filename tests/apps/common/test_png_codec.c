@@ -526,7 +526,25 @@ void test_read_fast_path(void **state)
     if (img_read_png(orig, 97 * 61 - 1, &big, err, sizeof err) == 0 || !strstr(err, "too large"))
         TFAIL("%s: over the pixel limit: \"%s\"", orig, err);
 
-    /* Not a regular file: nothing to map. */
+    /* An IHDR that promises far more data than its stream could hold
+       (16384 x 16384 RGBA from 100 bytes): declined before any buffer. */
+    gen_buf h;
+    memset(&h, 0, sizeof h);
+    gen_put_signature(&h);
+    gen_put_ihdr(&h, 16384, 16384, 8, 6, 0);
+    uint8_t zsmall[100];
+    uLongf zl = sizeof zsmall;
+    static const uint8_t zeros[64] = {0};
+    assert_int_equal(compress(zsmall, &zl, zeros, sizeof zeros), Z_OK);
+    gen_put_chunk(&h, "IDAT", zsmall, (uint32_t)zl);
+    gen_put_chunk(&h, "IEND", NULL, 0);
+    p = itu_path("fast_promise.png");
+    assert_int_equal(gen_write_file(p, h.data, h.len), 0);
+    gen_buf_free(&h);
+    assert_false(fast_path_takes(p, 0));
+    expect_read_error(p, "invalid PNG file");
+
+    /* Not a regular file: nothing to read whole. */
     FILE *dev = fopen("/dev/null", "rb");
     if (dev) {
         assert_null(png_inflate_open(dev, 0));
