@@ -166,20 +166,9 @@ int img_write(const char *path, const img_t *img, const img_write_opts_t *opts, 
     }
     if (img__jpeg_check_opts(path, opts, err, errlen) != 0)
         return -1;
-    int png_level = IMG_PNG_DEFAULT_LEVEL;
-    if (opts && opts->png_compression != 0) {
-        if (opts->png_compression != IMG_PNG_NO_COMPRESSION &&
-            (opts->png_compression < 1 || opts->png_compression > 9)) {
-            img__err(err, errlen, "%s: PNG compression %d out of range (1..9, or IMG_PNG_NO_COMPRESSION)", path,
-                     opts->png_compression);
-            return -1;
-        }
-        png_level = opts->png_compression == IMG_PNG_NO_COMPRESSION ? 0 : opts->png_compression;
-    }
-    if (opts && opts->threads < 0) {
-        img__err(err, errlen, "%s: %d encoder threads (0 = one per CPU)", path, opts->threads);
+    int png_level = 0;
+    if (img__png_check_opts(path, opts, &png_level, err, errlen) != 0)
         return -1;
-    }
     if (fmt == IMG_FORMAT_JPEG && img__jpeg_check_size(path, img, err, errlen) != 0)
         return -1;
     if ((fmt == IMG_FORMAT_BMP || fmt == IMG_FORMAT_TGA) && !stb_size_ok(img, fmt)) {

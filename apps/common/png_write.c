@@ -123,6 +123,25 @@ static int put_idat(void *user, const uint8_t *data, size_t len)
     return s->io_failed ? -1 : 0;
 }
 
+int img__png_check_opts(const char *path, const img_write_opts_t *opts, int *level, char *err, size_t errlen)
+{
+    *level = IMG_PNG_DEFAULT_LEVEL;
+    if (!opts)
+        return 0;
+    const int c = opts->png_compression;
+    if (c != 0 && c != IMG_PNG_NO_COMPRESSION && (c < 1 || c > 9)) {
+        img__err(err, errlen, "%s: PNG compression %d out of range (1..9, or IMG_PNG_NO_COMPRESSION)", path, c);
+        return -1;
+    }
+    if (opts->threads < 0) {
+        img__err(err, errlen, "%s: %d encoder threads (0 = one per CPU)", path, opts->threads);
+        return -1;
+    }
+    if (c != 0)
+        *level = c == IMG_PNG_NO_COMPRESSION ? 0 : c;
+    return 0;
+}
+
 int img__write_png(FILE *fp, const img_t *img, int level, int threads, char *msg, size_t msglen, int *io)
 {
     png_sink s;
