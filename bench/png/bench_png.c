@@ -219,6 +219,7 @@ static void bench_image(const cfg_t *c, const char *name, const img_t *img)
                     u[r] = du;
                 }
             }
+            unlink(path);
             const double med = median(t, c->runs), cpu = median(u, c->runs);
             const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
             char th[32];
