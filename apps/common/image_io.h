@@ -1,6 +1,7 @@
-/* image_io.h -- images for the libscan programs: every PNG (libpng) and
- * JPEG (TurboJPEG) in, PNG/JPEG/BMP/TGA out (libpng, TurboJPEG or nvJPEG,
- * stb_image_write), and sRGB <-> linear light. JPEG in memory (both
+/* image_io.h -- images for the libscan programs: every PNG (libpng, the
+ * image data inflated by libdeflate) and JPEG (TurboJPEG) in, PNG out
+ * (parallel deflate, libpng for the chunks), JPEG/BMP/TGA out (TurboJPEG or
+ * nvJPEG, stb_image_write), and sRGB <-> linear light. JPEG in memory (both
  * encoders, the decoder): jpeg_io.h.
  *
  * Conventions shared by every function here:
@@ -73,12 +74,17 @@ typedef struct img {
 /* Output formats, chosen from the file name's extension. */
 typedef enum img_format {
     IMG_FORMAT_UNKNOWN = 0,
-    IMG_FORMAT_PNG = 1,  /* .png: libpng, 8 or 16 bits kept, all four channel layouts */
+    IMG_FORMAT_PNG = 1,  /* .png: 8 or 16 bits kept, all four channel layouts (see img_write) */
     IMG_FORMAT_JPEG = 2, /* .jpg, .jpeg: TurboJPEG (or nvJPEG, see img_write_opts_t), 8-bit, no alpha
                             (see img_write); gray is a one-component (grayscale) JPEG */
     IMG_FORMAT_BMP = 3,  /* .bmp: stb_image_write, 8-bit; 24-bit, or 32-bit with alpha */
     IMG_FORMAT_TGA = 4   /* .tga: stb_image_write, 8-bit, RLE-compressed, alpha kept */
 } img_format_t;
+
+/* PNG compression: the zlib level img_write uses by default (see
+ * img_write_opts_t.png_compression), and the value that asks for none. */
+#define IMG_PNG_DEFAULT_LEVEL 5
+#define IMG_PNG_NO_COMPRESSION (-1)
 
 /* JPEG chroma subsampling: how many colour (Cb, Cr) samples a JPEG keeps
  * per luma sample. Writing takes DEFAULT, 420, 422 or 444; reading reports
@@ -114,6 +120,12 @@ typedef struct img_write_opts {
                          subsampling; TurboJPEG when nvJPEG is not built in or fails (the report's
                          note says why). 0: TurboJPEG. */
     img_write_report_t *report; /* NULL, or where img_write says what it did */
+    int png_compression; /* zlib level 1 (fastest) .. 9 (smallest); 0 = default (IMG_PNG_DEFAULT_LEVEL);
+                            IMG_PNG_NO_COMPRESSION = stored, unfiltered (zlib level 0). Other values are an
+                            error. */
+    int threads;         /* PNG encoder threads: 0 = one per online CPU (at most one per band of rows);
+                            1 = the calling thread only. Negative is an error. The file's bytes do not
+                            depend on it. */
 } img_write_opts_t;
 
 /* ---- images in memory ---------------------------------------------------- */
@@ -215,8 +227,15 @@ const char *img_format_name(img_format_t format);
 
 /* Write *img to path, in the format its extension names.
  *
- * opts: NULL or zeroed for the defaults (JPEG quality 90, 4:2:0, TurboJPEG).
- * PNG keeps the channels and the bit depth (8 or 16). JPEG, BMP and TGA are
+ * opts: NULL or zeroed for the defaults (JPEG quality 90, 4:2:0, TurboJPEG;
+ * PNG zlib level IMG_PNG_DEFAULT_LEVEL, one encoder thread per CPU).
+ * PNG keeps the channels and the bit depth (8 or 16), not interlaced, no
+ * ancillary chunks. Each row gets the Sub, Up or Average filter (the one
+ * with the smallest sum of absolute values, libpng's heuristic; none at
+ * IMG_PNG_NO_COMPRESSION), and the image is cut into bands of rows of about
+ * 256 KiB that are filtered and deflated on all cores into one zlib stream
+ * (each band primed with the 32 KiB before it), so the output is one
+ * ordinary PNG, the same bytes whatever the number of threads. JPEG, BMP and TGA are
  * 8-bit formats: 16-bit samples are converted with rounding, v8 =
  * (v16 * 255 + 32767) / 65535. Alpha handling:
  *   - JPEG has no alpha: it is dropped and the colour samples are written as

@@ -1,5 +1,6 @@
-/* image_write.c -- img_write: PNG through libpng, JPEG through jpeg_write.c
- * (TurboJPEG or nvJPEG), BMP/TGA through stb_image_write (the
+/* image_write.c -- img_write: PNG through png_write.c (parallel deflate,
+ * libpng for the chunks), JPEG through jpeg_write.c (TurboJPEG or nvJPEG),
+ * BMP/TGA through stb_image_write (the
  * implementation is in the system's libstb), always
  * into a temporary file in the destination's directory that is renamed
  * into place only when complete (cli.h's app_out_*, shared with the array
@@ -10,12 +11,10 @@
 #include "jpeg_private.h"
 #include "common/cli.h"
 
-#include <png.h>
 #include <stb/stb_image_write.h>
 
 #include <errno.h>
 #include <limits.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,83 +53,6 @@ static void describe_open_error(const char *path, int e, const char *out_msg, ch
         img__err(err, errlen, "%s: cannot write: directory '%s' is not writable (%s)", path, dir, strerror(e));
     else
         img__err(err, errlen, "%s: cannot write a file in '%s': %s", path, dir, strerror(e));
-}
-
-/* ---- PNG through libpng --------------------------------------------------- */
-
-typedef struct png_sink {
-    FILE *fp;
-    int io_failed; /* the failure was the file's, not libpng's */
-    char msg[200];
-} png_sink;
-
-static void png_on_error(png_structp png, png_const_charp msg)
-{
-    png_sink *s = (png_sink *)png_get_error_ptr(png);
-    if (!s->msg[0])
-        snprintf(s->msg, sizeof s->msg, "%s", msg ? msg : "unknown libpng error");
-    png_longjmp(png, 1);
-}
-
-static void png_on_warning(png_structp png, png_const_charp msg)
-{
-    (void)png; /* libpng must not print; nothing the writer warns about matters here */
-    (void)msg;
-}
-
-static void png_on_write(png_structp png, png_bytep data, size_t len)
-{
-    png_sink *s = (png_sink *)png_get_io_ptr(png);
-    if (fwrite(data, 1, len, s->fp) != len) {
-        s->io_failed = 1;
-        snprintf(s->msg, sizeof s->msg, "write error: %s", strerror(errno));
-        png_error(png, s->msg);
-    }
-}
-
-static void png_on_flush(png_structp png)
-{
-    (void)png; /* app_out_commit flushes */
-}
-
-/* 0, or -1 with the reason in msg; *io set when the file failed (not the
- * encoder). */
-static int write_png(FILE *fp, const img_t *img, char *msg, size_t msglen, int *io)
-{
-    png_sink s;
-    memset(&s, 0, sizeof s);
-    s.fp = fp;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &s, png_on_error, png_on_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!png || !info) {
-        snprintf(msg, msglen, "out of memory (libpng)");
-        png_destroy_write_struct(png ? &png : NULL, NULL);
-        return -1;
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        snprintf(msg, msglen, "%s", s.msg);
-        *io = s.io_failed;
-        png_destroy_write_struct(&png, &info);
-        return -1;
-    }
-    static const int types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
-                                 PNG_COLOR_TYPE_RGB_ALPHA};
-    png_set_write_fn(png, &s, png_on_write, png_on_flush);
-    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, img->bits, types[img->channels],
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    /* Adaptive row filters without Paeth: Paeth's trial encodings cost about
-     * a third of the encode time of a 4K image and gave no smaller files on
-     * the sample scene or its blurred output (measured 2026-11-21). */
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB | PNG_FILTER_UP | PNG_FILTER_AVG);
-    png_write_info(png, info);
-    if (img->bits == 16 && img__little_endian())
-        png_set_swap(png);
-    const size_t rowbytes = (size_t)img->width * (size_t)img->channels * (size_t)(img->bits / 8);
-    for (int y = 0; y < img->height; ++y)
-        png_write_row(png, (png_const_bytep)img->pixels + (size_t)y * rowbytes);
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    return 0;
 }
 
 /* ---- BMP/TGA through stb_image_write ---------------------------------------- */
@@ -244,6 +166,9 @@ int img_write(const char *path, const img_t *img, const img_write_opts_t *opts, 
     }
     if (img__jpeg_check_opts(path, opts, err, errlen) != 0)
         return -1;
+    int png_level = 0;
+    if (img__png_check_opts(path, opts, &png_level, err, errlen) != 0)
+        return -1;
     if (fmt == IMG_FORMAT_JPEG && img__jpeg_check_size(path, img, err, errlen) != 0)
         return -1;
     if ((fmt == IMG_FORMAT_BMP || fmt == IMG_FORMAT_TGA) && !stb_size_ok(img, fmt)) {
@@ -266,7 +191,8 @@ int img_write(const char *path, const img_t *img, const img_write_opts_t *opts, 
     char msg[200] = "";
     int io = 0;
     FILE *fp = app_out_file(out);
-    int rc = fmt == IMG_FORMAT_PNG    ? write_png(fp, img, msg, sizeof msg, &io)
+    const int threads = opts ? opts->threads : 0;
+    int rc = fmt == IMG_FORMAT_PNG    ? img__write_png(fp, img, png_level, threads, msg, sizeof msg, &io)
              : fmt == IMG_FORMAT_JPEG ? img__jpeg_write(fp, img, opts, msg, sizeof msg, &io)
                                       : write_stb(fp, img, fmt, msg, sizeof msg, &io);
     if (rc != 0) {

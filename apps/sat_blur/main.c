@@ -62,6 +62,10 @@ static const char kHelp[] =
     "  --subsampling S     JPEG chroma subsampling 420, 422 or 444 (4:2:0 ... 4:4:4,\n"
     "                      the last at full colour resolution); default 420, as PIL\n"
     "                      (and ImageMagick below quality 90)\n"
+    "  --compression N     PNG compression, zlib level 0..9: 0 none, 1 fastest,\n"
+    "                      9 smallest (default 5; 6 gives the size of libpng's\n"
+    "                      default, at about twice the time). A single image is\n"
+    "                      compressed on all cores, the same file on any machine.\n"
     "  --device D          auto, cpu or gpu (default auto: the GPU when usable,\n"
     "                      else the CPU with a note); both give the same image\n"
     "  --max-pixels N      refuse images larger than N pixels (default 268435456)\n"
@@ -116,7 +120,7 @@ typedef struct options {
     const char *outdir, *format, *depth_dir;
     bool batch, dry_run;
     double radius, focus, aperture, max_radius;
-    int64_t focus_x, focus_y, passes, quality;
+    int64_t focus_x, focus_y, passes, quality, compression;
     uint64_t max_pixels;
     bool radius_set, focus_set, focus_at_set, tilt, invert, no_linear, timing, quiet, force;
     bool aperture_set, max_radius_set;
@@ -143,7 +147,8 @@ static int parse_range(const char *name, const char *v, double lo, double hi, do
 enum {
     OPT_DEPTH = 256, OPT_RADIUS, OPT_TILT_SHIFT, OPT_FOCUS, OPT_FOCUS_AT, OPT_APERTURE, OPT_MAX_RADIUS,
     OPT_INVERT_DEPTH, OPT_PASSES, OPT_NO_LINEAR, OPT_QUALITY, OPT_DEVICE, OPT_MAX_PIXELS, OPT_FORCE, OPT_TIMING,
-    OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_SUBSAMPLING, OPT_BATCH, OPT_FORMAT, OPT_DEPTH_DIR, OPT_DRY_RUN
+    OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_SUBSAMPLING, OPT_BATCH, OPT_FORMAT, OPT_DEPTH_DIR, OPT_DRY_RUN,
+    OPT_COMPRESSION
 };
 
 static const struct option kLongs[] = {
@@ -159,7 +164,8 @@ static const struct option kLongs[] = {
     {"subsampling", required_argument, NULL, OPT_SUBSAMPLING},
     {"batch", no_argument, NULL, OPT_BATCH},                 {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, OPT_FORMAT},         {"depth-dir", required_argument, NULL, OPT_DEPTH_DIR},
-    {"dry-run", no_argument, NULL, OPT_DRY_RUN},             {NULL, 0, NULL, 0}};
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},             {"compression", required_argument, NULL, OPT_COMPRESSION},
+    {NULL, 0, NULL, 0}};
 
 static int check_modes(const options_t *o);
 static int check_batch_args(int argc, char **argv, options_t *o);
@@ -172,6 +178,7 @@ static int parse_args(int argc, char **argv, options_t *o) {
     o->max_radius = 32;
     o->passes = 1;
     o->quality = 90;
+    o->compression = -1; /* not given: img_write's default */
     o->max_pixels = IMG_DEFAULT_MAX_PIXELS;
     o->device = APP_DEVICE_AUTO;
     opterr = 0; /* our own one-line messages */
@@ -239,6 +246,12 @@ static int parse_args(int argc, char **argv, options_t *o) {
         case OPT_QUALITY:
             if (app_parse_i64(v, 1, 100, &o->quality, err, sizeof err) != 0) {
                 app_error(kProg, "--quality: %s", err);
+                return APP_EXIT_USAGE;
+            }
+            break;
+        case OPT_COMPRESSION:
+            if (app_parse_i64(v, 0, 9, &o->compression, err, sizeof err) != 0) {
+                app_error(kProg, "--compression: %s", err);
                 return APP_EXIT_USAGE;
             }
             break;
@@ -377,6 +390,13 @@ static frame_params_t frame_params(const options_t *o) {
     p.no_linear = o->no_linear;
     p.write.jpeg_quality = (int)o->quality;
     p.write.jpeg_subsampling = (int)o->subsampling;
+    if (o->compression >= 0)
+        p.write.png_compression = o->compression == 0 ? IMG_PNG_NO_COMPRESSION : (int)o->compression;
+    /* A single image's PNG is compressed on every core; in batch mode the
+       frames already are, one per worker, so each encodes on its own thread
+       (no cores x cores threads). */
+    p.write.threads = o->batch ? 1 : 0;
+    p.threads = p.write.threads; /* the pixel conversions likewise (pipeline.h) */
     return p;
 }
 
@@ -415,8 +435,7 @@ done:
 
 /* Batch mode: the list and its checks, then the pipeline (batch.h). */
 static int run_batch(const options_t *o) {
-    frame_params_t p = frame_params(o);
-    p.threads = 1; /* the workers already run a frame per core */
+    const frame_params_t p = frame_params(o);
     const batch_spec_t spec = {o->inputs, o->ninputs, o->outdir, o->format, o->depth_dir, o->depth};
     char err[1024] = "";
     int workers = 1;

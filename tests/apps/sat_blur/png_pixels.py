@@ -12,10 +12,10 @@ zlib only (independent of the program's readers and writers).
       0 1 2 3 5 17 255 256 4097 32768 65534 65535 (y). Colour types 0
       (gray), 2 (RGB), 4 (gray + alpha), 6 (RGBA); other colours of a pixel
       vary with x and y.
-  png_pixels.py same A B TOL
-      exit 0 when B holds A's pixels: same size, depth and layout, alpha
-      exact, colour within TOL where alpha > 0 and 0 where alpha is 0 (the
-      blur's transparent black); prints the largest colour difference.
+  png_pixels.py same TOL A B...
+      exit 0 when every B holds A's pixels: same size, depth and layout,
+      alpha exact, colour within TOL where alpha > 0 and 0 where alpha is 0
+      (the blur's transparent black); prints the largest colour difference.
       Exit 1 with the first difference otherwise.
 """
 import struct
@@ -121,8 +121,16 @@ def pixels(path):
     return w, h, bits, ch, samples
 
 
-def same(a_path, b_path, tol):
+def same(tol, a_path, b_paths):
+    worst = 0
     wa, ha, ba, ca, a = pixels(a_path)
+    for b_path in b_paths:
+        worst = max(worst, same_one(tol, a_path, (wa, ha, ba, ca, a), b_path))
+    print(f'largest colour difference {worst}')
+
+
+def same_one(tol, a_path, a_pixels, b_path):
+    wa, ha, ba, ca, a = a_pixels
     wb, hb, bb, cb, b = pixels(b_path)
     if (wa, ha, ba, ca) != (wb, hb, bb, cb):
         sys.exit(f'{b_path}: {wb}x{hb} {bb}-bit {cb} channels, {a_path} is {wa}x{ha} {ba}-bit {ca} channels')
@@ -136,10 +144,10 @@ def same(a_path, b_path, tol):
             want = 0 if (alpha and al == 0 and not is_alpha) else px_a[c]
             e = abs(px_b[c] - want)
             if e > (0 if is_alpha else tol):
-                sys.exit(f'pixel {p} channel {c}: {px_b[c]}, file had {px_a[c]} (alpha {al})')
+                sys.exit(f'{b_path}: pixel {p} channel {c}: {px_b[c]}, {a_path} had {px_a[c]} (alpha {al})')
             if not is_alpha:
                 worst = max(worst, e)
-    print(f'largest colour difference {worst}')
+    return worst
 
 
 if __name__ == '__main__':
@@ -148,6 +156,6 @@ if __name__ == '__main__':
     elif sys.argv[1] == 'sweep':
         sweep(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
     elif sys.argv[1] == 'same':
-        same(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        same(int(sys.argv[2]), sys.argv[3], sys.argv[4:])
     else:
         sys.exit(__doc__)
