@@ -104,8 +104,9 @@ int app_choose_device(const char *prog, app_device_t requested, app_device_t *ch
  *
  * app_out_open() creates a temporary file "<dir>/.<name>.XXXXXX" beside the
  * final path (so the final rename stays within one file system); the program
- * writes through app_out_file(); app_out_commit() flushes, fsyncs and renames
- * it over the final name; app_out_abort() closes and unlinks it. A failure at
+ * writes through app_out_file(); app_out_commit() flushes, closes and renames
+ * it over the final name (no fsync: as cp, sort -o and numpy.save, the data
+ * reaches the disk when the kernel writes it back); app_out_abort() closes and unlinks it. A failure at
  * any step leaves no file behind, and an existing file at the final path is
  * only replaced by a complete new one. Pending temporary files are removed if
  * the process gets SIGINT, SIGTERM or SIGHUP (the handler unlinks them and
@@ -136,7 +137,8 @@ FILE *app_out_file(app_out_t *o);
 /* The final path given to app_out_open(). */
 const char *app_out_path(const app_out_t *o);
 
-/* Completes the file: fflush, fsync, close, rename over the final path.
+/* Completes the file: fflush, close (both report write errors such as a full
+ * disk), rename over the final path. No fsync (see out_file.c).
  * Returns 0, or -1 with the reason in err (naming the path), in which case
  * the temporary file has been removed. Frees o in both cases. */
 int app_out_commit(app_out_t *o, char *err, size_t errlen);
