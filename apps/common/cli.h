@@ -224,13 +224,16 @@ void app_progress_end(app_progress_t *p);
 typedef struct app_timing {
     /* private: use the functions below */
     bool enabled;
-    int count;   /* phases used */
-    int current; /* index of the running phase, -1 when none */
+    bool overlapped; /* app_timing_span() was used: stages ran at once */
+    int count;       /* phases used */
+    int current;     /* index of the running phase, -1 when none */
     double started;
+    double t0;       /* app_now() at init */
     struct {
         char name[APP_TIMING_NAME_MAX];
         double seconds;
         unsigned calls;
+        double from, to; /* first start and last end, app_now() clock */
     } phase[APP_TIMING_MAX_PHASES];
 } app_timing_t;
 
@@ -251,6 +254,16 @@ void app_timing_stop(app_timing_t *t);
 /* Adds `seconds` measured elsewhere (e.g. with CUDA events) to phase `name`. */
 void app_timing_add(app_timing_t *t, const char *name, double seconds);
 
+/* Records phase `name` as a stage that ran from `from` to `to` (app_now()
+ * clock values) alongside others, as the streaming pipelines' read, upload,
+ * download and write do (stream_io.h). Its time is its wall span (from its
+ * first to its last piece of work, waits included), several spans of one
+ * name merge into one from the earliest start to the latest end, and the
+ * table then says where each stage ran and takes the wall time since
+ * app_timing_init() as its total, since overlapping stages do not add up.
+ * A span with to < from (a stage that did nothing) is ignored. */
+void app_timing_span(app_timing_t *t, const char *name, double from, double to);
+
 /* Total seconds of phase `name` so far (0 when unknown). */
 double app_timing_get(const app_timing_t *t, const char *name);
 
@@ -259,6 +272,11 @@ double app_timing_get(const app_timing_t *t, const char *name);
  *     read        12.345 ms   41.2%
  *     ...
  *     total       29.960 ms
+ * or, once app_timing_span() was used, with each phase's place in the run:
+ *   <prog>: timing (stages overlap: each is its wall time, at = from .. to ms into the run)
+ *     read        80.123 ms  at     12.0 ..     92.1
+ *     ...
+ *     total (wall) 110.000 ms
  * Does nothing when disabled. */
 void app_timing_print(app_timing_t *t, const char *prog);
 
