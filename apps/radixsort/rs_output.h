@@ -32,6 +32,10 @@ typedef struct rs_output {
 arr_status_t rs_output_open(rs_output_t *o, const char *path, arr_format_t format, arr_dtype_t dtype,
                             size_t count, char *err, size_t errlen);
 
+/* o's writer, for code that writes through it itself (stream_io.h's sinks,
+ * whose messages name o->path). Valid between open and finish. */
+arr_writer_t *rs_output_writer(rs_output_t *o);
+
 /* arr_writer_write on o's writer, with errors naming the final path. */
 arr_status_t rs_output_write(rs_output_t *o, const void *data, size_t k, char *err, size_t errlen);
 
