@@ -104,7 +104,9 @@ static int open_outputs(run_t *r) {
 static int alloc_buffers(run_t *r) {
     const compact_job_t *j = r->job;
     const bool pin = j->gpu;
-    const int slots = r->threads + 2 > 64 ? 64 : r->threads + 2;
+    int slots = r->threads + 2 > 64 ? 64 : r->threads + 2;
+    const size_t nchunks = r->n ? (r->n + r->chunk - 1) / r->chunk : 1;
+    if ((size_t)slots > nchunks + 1) slots = (int)nchunks + 1;
     /* Outputs of one chunk: up to chunk + 1 (the carried element). */
     const size_t out_bytes = (r->chunk + 1) * r->out_size;
     const char *in = app_src_path(r->src);
@@ -309,7 +311,10 @@ int compact_stream_run(const compact_job_t *job, app_src_t *src, app_src_t *fsrc
     r.es = libscan_dtype_size(job->dtype);
     r.out_size = job->indices ? sizeof(uint64_t) : r.es;
     r.out_dtype = job->indices ? ARR_U64 : app_src_dtype(src);
+    /* No bigger than the file: a small input pays for no buffers it cannot
+       fill (pinning costs about 0.3 s per GiB). */
     r.chunk = app_stream_chunk_elems(r.es);
+    if (r.n > 0 && r.chunk > r.n) r.chunk = r.n;
     r.fes = r.fsrc ? arr_dtype_size(app_src_dtype(r.fsrc)) : 0;
     r.threads = app_io_threads();
     r.up = r.comp = r.down = (app_span_t)APP_SPAN_NONE;
