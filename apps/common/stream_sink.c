@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,12 +80,21 @@ arr_status_t app_sink_open_spill(app_sink_t **kp, const char *near_path, size_t 
     if (dir[0]) fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
 #endif
     if (fd < 0) {
-        /* No O_TMPFILE there: a named file in $TMPDIR, unlinked at once. */
+        /* No O_TMPFILE there: a named file in $TMPDIR, unlinked at once,
+           with the signals that clean up held off in between so that no
+           name can be left behind. */
         const char *t = getenv("TMPDIR");
         char tmpl[4096];
         snprintf(tmpl, sizeof tmpl, "%s/.libscan-spill.XXXXXX", t && *t ? t : "/tmp");
+        sigset_t block, old;
+        sigemptyset(&block);
+        sigaddset(&block, SIGINT);
+        sigaddset(&block, SIGTERM);
+        sigaddset(&block, SIGHUP);
+        pthread_sigmask(SIG_BLOCK, &block, &old);
         fd = mkstemp(tmpl);
         if (fd >= 0) unlink(tmpl);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     if (fd < 0)
         return arr__fail(err, errlen, ARR_ERR_SYSTEM, near_path ? near_path : "(spill)",
