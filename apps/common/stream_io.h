@@ -215,13 +215,11 @@ void *app_wpipe_acquire(app_wpipe_t *p, int *slot);
  * is free again once they are written. count 0 just frees the buffer. */
 void app_wpipe_submit(app_wpipe_t *p, int slot, const void *data, size_t count);
 
-/* The writing's wall span so far. */
-app_span_t app_wpipe_span(app_wpipe_t *p);
-
 /* Waits until everything submitted is written, joins the writers and frees
- * p. Returns ARR_OK or the first write error (e.g. "out.npy: write error: No
- * space left on device", ARR_ERR_SYSTEM). NULL is fine (ARR_OK). */
-arr_status_t app_wpipe_finish(app_wpipe_t *p, char *err, size_t errlen);
+ * p; *span (when not NULL) receives the writing's wall span. Returns ARR_OK
+ * or the first write error (e.g. "out.npy: write error: No space left on
+ * device", ARR_ERR_SYSTEM). NULL is fine (ARR_OK, an empty span). */
+arr_status_t app_wpipe_finish(app_wpipe_t *p, app_span_t *span, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

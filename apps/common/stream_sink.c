@@ -347,14 +347,8 @@ void app_wpipe_submit(app_wpipe_t *p, int slot, const void *data, size_t count) 
     pthread_mutex_unlock(&p->mu);
 }
 
-app_span_t app_wpipe_span(app_wpipe_t *p) {
-    pthread_mutex_lock(&p->mu);
-    app_span_t s = p->span;
-    pthread_mutex_unlock(&p->mu);
-    return s;
-}
-
-arr_status_t app_wpipe_finish(app_wpipe_t *p, char *err, size_t errlen) {
+arr_status_t app_wpipe_finish(app_wpipe_t *p, app_span_t *span, char *err, size_t errlen) {
+    if (span) *span = (app_span_t)APP_SPAN_NONE;
     if (!p) return ARR_OK;
     pthread_mutex_lock(&p->mu);
     p->closing = true;
@@ -363,6 +357,7 @@ arr_status_t app_wpipe_finish(app_wpipe_t *p, char *err, size_t errlen) {
     for (int i = 0; i < p->started; ++i) pthread_join(p->tid[i], NULL);
     arr_status_t st = p->st;
     if (st != ARR_OK && err && errlen) snprintf(err, errlen, "%s", p->msg);
+    if (span) *span = p->span; /* complete: every writer has been joined */
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);
     free(p);

@@ -354,12 +354,11 @@ int compact_stream_run(const compact_job_t *job, app_src_t *src, app_src_t *fsrc
     rp = NULL;
     /* Everything queued is written before the end is put together; a
        failed write (rc -1 above) is reported here. */
-    const app_span_t wk = r.kpipe ? app_wpipe_span(r.kpipe) : (app_span_t)APP_SPAN_NONE;
-    const app_span_t wj = r.jpipe ? app_wpipe_span(r.jpipe) : (app_span_t)APP_SPAN_NONE;
-    arr_status_t sk = app_wpipe_finish(r.kpipe, r.err, sizeof r.err);
+    app_span_t wk, wj;
+    arr_status_t sk = app_wpipe_finish(r.kpipe, &wk, r.err, sizeof r.err);
     r.kpipe = NULL;
-    if (sk == ARR_OK) sk = app_wpipe_finish(r.jpipe, r.err, sizeof r.err);
-    else (void)app_wpipe_finish(r.jpipe, NULL, 0);
+    if (sk == ARR_OK) sk = app_wpipe_finish(r.jpipe, &wj, r.err, sizeof r.err);
+    else (void)app_wpipe_finish(r.jpipe, &wj, NULL, 0);
     r.jpipe = NULL;
     /* One line: a failure already reported stands alone. */
     if (sk != ARR_OK && (rc == APP_EXIT_OK || rc == WRITE_FAILED)) rc = fail_st(&r, sk);
@@ -384,8 +383,8 @@ int compact_stream_run(const compact_job_t *job, app_src_t *src, app_src_t *fsrc
 done:
     app_progress_end(&prog);
     app_rpipe_stop(rp);
-    (void)app_wpipe_finish(r.kpipe, NULL, 0);
-    (void)app_wpipe_finish(r.jpipe, NULL, 0);
+    (void)app_wpipe_finish(r.kpipe, NULL, NULL, 0);
+    (void)app_wpipe_finish(r.jpipe, NULL, NULL, 0);
     run_free(&r);
     return rc;
 }

@@ -185,15 +185,15 @@ static int sort_keys_gpu(const rs_job_t *job, app_src_t *src, app_timing_t *tm) 
         app_span_add(&down, t0, app_now());
         app_wpipe_submit(wp, slot, buf, e == cudaSuccess ? m : 0);
         if (e != cudaSuccess) {
-            (void)app_wpipe_finish(wp, NULL, 0);
+            (void)app_wpipe_finish(wp, NULL, NULL, 0);
             wp = NULL;
             rc = cuda_fail(job, "downloading the keys", e);
             goto done;
         }
         app_progress_update(&prog, n + at + m);
     }
-    const app_span_t wr = app_wpipe_span(wp);
-    st = app_wpipe_finish(wp, err, sizeof err);
+    app_span_t wr;
+    st = app_wpipe_finish(wp, &wr, err, sizeof err);
     wp = NULL;
     app_timing_span(tm, "download", down.first, down.last);
     app_timing_span(tm, "write", wr.first, wr.last);
@@ -208,7 +208,7 @@ static int sort_keys_gpu(const rs_job_t *job, app_src_t *src, app_timing_t *tm) 
 done:
     app_progress_end(&prog);
     app_rpipe_stop(rp);
-    (void)app_wpipe_finish(wp, NULL, 0);
+    (void)app_wpipe_finish(wp, NULL, NULL, 0);
     outputs_abort(&outs);
     cudaFree(d_keys);
     cudaFree(d_sorted);

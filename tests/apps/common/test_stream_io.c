@@ -306,7 +306,9 @@ static arr_status_t pipe_out(app_sink_t *k, const uint32_t *v, size_t n, int thr
         app_wpipe_submit(p, slot, buf + off, m);
         at += m;
     }
-    if (st == ARR_OK) st = app_wpipe_finish(p, err, errlen);
+    app_span_t sp;
+    if (st == ARR_OK) st = app_wpipe_finish(p, &sp, err, errlen);
+    if (st == ARR_OK && n > 0 && !(sp.last >= sp.first)) TFAIL("the write pipe's span is empty after %zu elements", n);
     app_ring_free(&ring);
     return st;
 }
