@@ -262,8 +262,10 @@ static int finish_output(run_t *r) {
         const size_t total = j->partition ? r->n : r->kept;
         st = arr_writer_open(&r->w, j->out, j->out_format, r->out_dtype, total, r->err, sizeof r->err);
         if (st == ARR_OK) st = app_sink_open(&r->out, r->w, j->out, r->err, sizeof r->err);
-        if (st == ARR_OK) st = app_sink_append_spill(r->out, r->kept_spill, r->threads, r->err, sizeof r->err);
-        r->kept_spill = NULL; /* closed by the append */
+        if (st == ARR_OK) {
+            st = app_sink_append_spill(r->out, r->kept_spill, r->threads, r->err, sizeof r->err);
+            r->kept_spill = NULL; /* closed by the append */
+        }
     }
     if (st == ARR_OK && j->partition) {
         st = app_sink_append_spill(r->out, r->rej_spill, r->threads, r->err, sizeof r->err);
