@@ -100,25 +100,22 @@ run_check "u64 eq beyond 2^53 (text out)" $C 2 "$tmp/u64.bin" "$tmp/o.txt" '<u8'
 # --count: the count only, from every chunk.
 if expect_cmd 0 "count" env LIBSCAN_STREAM_CHUNK=4 "$prog" --device "$dev" --quiet "$tmp/f4runs.npy" --count --unique; then
     want=$(ref compact "$tmp/f4runs.npy" - '<f4' --unique | sed -n 's/^kept \([0-9]*\) .*/\1/p')
-    [[ $(cat "$tmp/out") == "$want" ]] && ok || fail "count: $(cat "$tmp/out"), expected $want"
+    if [[ $(cat "$tmp/out") == "$want" ]]; then ok; else fail "count: $(cat "$tmp/out"), expected $want"; fi
 fi
 
 # ---- standard output: data alone on stdout, the same bytes as the file -------------------
 for args in "--gt 0.5" "--lt 0 --partition" "--unique"; do
-    # shellcheck disable=SC2086
-    if expect_cmd 0 "file ($args)" env LIBSCAN_STREAM_CHUNK=12 "$prog" --device "$dev" --quiet "$tmp/f4runs.npy" "$tmp/s.npy" $args &&
-        cp "$tmp/out" "$tmp/s.sum" &&
-        # shellcheck disable=SC2086
-        expect_cmd 0 "stdout npy ($args)" env LIBSCAN_STREAM_CHUNK=12 "$prog" --device "$dev" --quiet "$tmp/f4runs.npy" - --out-format npy $args; then
-        cmp -s "$tmp/out" "$tmp/s.npy" || fail "stdout npy ($args): not the bytes of the file"
-        cmp -s "$tmp/err" "$tmp/s.sum" || fail "stdout npy ($args): the summary is not on stderr: $(cat "$tmp/err")"
-        # shellcheck disable=SC2086
-        ref compact "$tmp/f4runs.npy" "$tmp/s.npy" '<f4' $args >/dev/null 2>"$tmp/referr" && ok || fail "stdout npy ($args): $(cat "$tmp/referr")"
-    fi
+    read -r -a a <<<"$args"
+    expect_cmd 0 "file ($args)" env LIBSCAN_STREAM_CHUNK=12 "$prog" --device "$dev" --quiet "$tmp/f4runs.npy" "$tmp/s.npy" "${a[@]}" || continue
+    cp "$tmp/out" "$tmp/s.sum"
+    expect_cmd 0 "stdout npy ($args)" env LIBSCAN_STREAM_CHUNK=12 "$prog" --device "$dev" --quiet "$tmp/f4runs.npy" - --out-format npy "${a[@]}" || continue
+    cmp -s "$tmp/out" "$tmp/s.npy" || fail "stdout npy ($args): not the bytes of the file"
+    cmp -s "$tmp/err" "$tmp/s.sum" || fail "stdout npy ($args): the summary is not on stderr: $(cat "$tmp/err")"
+    if ref compact "$tmp/f4runs.npy" "$tmp/s.npy" '<f4' "${a[@]}" >/dev/null 2>"$tmp/referr"; then ok; else fail "stdout npy ($args): $(cat "$tmp/referr")"; fi
 done
 if expect_cmd 0 "stdout raw partition" env LIBSCAN_STREAM_CHUNK=4 "$prog" --device "$dev" --quiet "$tmp/f4.npy" - --lt 0 --partition; then
     cp "$tmp/out" "$tmp/s.bin"
-    ref compact "$tmp/f4.npy" "$tmp/s.bin" '<f4' --lt 0 --partition >/dev/null 2>"$tmp/referr" && ok || fail "stdout raw partition: $(cat "$tmp/referr")"
+    if ref compact "$tmp/f4.npy" "$tmp/s.bin" '<f4' --lt 0 --partition >/dev/null 2>"$tmp/referr"; then ok; else fail "stdout raw partition: $(cat "$tmp/referr")"; fi
 fi
 
 # ---- empty input ----------------------------------------------------------------------
@@ -135,7 +132,7 @@ sleep 0.5
 if kill -TERM "$pid" 2>/dev/null; then
     wait "$pid" 2>/dev/null
     left=$(ls -A "$tmp/k")
-    [[ -z $left ]] && ok || fail "killed run left: $left"
+    if [[ -z $left ]]; then ok; else fail "killed run left: $left"; fi
 else
     echo "note: the run ended before it could be killed; the signal case was not tried"
 fi

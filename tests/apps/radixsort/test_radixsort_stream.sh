@@ -48,8 +48,7 @@ sort_check() {
 
 # ---- keys alone: every type, chunk sizes that end anywhere ------------------------
 for spec in "<u4 rand" "<f4 rand" "<f8 rand" "<i8 rand" "<u8 runs" "|u1 rand" "<u2 rand" "|b1 rand" "<i2 rand" "|i1 rand" "<i4 runs"; do
-    set -- $spec
-    d=$1 kind=$2
+    read -r d kind <<<"$spec"
     ref make "$tmp/k.npy" "$d" "$kind" 5003 "$SEED"
     for chunk in 1 24 4096 -; do
         for threads in 1 4; do
@@ -79,10 +78,10 @@ fi
 ref make "$tmp/k.txt" '<i8' runs 3003 "$SEED"
 ref make "$tmp/ktxt.npy" '<i8' runs 3003 "$SEED"
 if expect_cmd 0 "text in, npy out" env LIBSCAN_STREAM_CHUNK=8 "$RS" "$tmp/k.txt" -o "$tmp/o.npy" --device "$dev" --quiet; then
-    ref sort "$tmp/ktxt.npy" "$tmp/o.npy" 2>"$tmp/referr" && checks=$((checks + 1)) || fail "text in: $(cat "$tmp/referr")"
+    if ref sort "$tmp/ktxt.npy" "$tmp/o.npy" 2>"$tmp/referr"; then checks=$((checks + 1)); else fail "text in: $(cat "$tmp/referr")"; fi
 fi
 if expect_cmd 0 "npy in, text out" env LIBSCAN_STREAM_CHUNK=8 "$RS" "$tmp/ktxt.npy" -o "$tmp/o.txt" --device "$dev" --quiet; then
-    python3 - "$REF" "$tmp/ktxt.npy" "$tmp/o.txt" <<'PYEOF' && checks=$((checks + 1)) || fail "text out: output differs from the reference"
+    if python3 - "$REF" "$tmp/ktxt.npy" "$tmp/o.txt" <<'PYEOF'; then checks=$((checks + 1)); else fail "text out: output differs from the reference"; fi
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location('r', sys.argv[1]); r = importlib.util.module_from_spec(spec); spec.loader.exec_module(r)
 d, keys = r.read_file(sys.argv[2]); _, out = r.read_file(sys.argv[3], d)
@@ -92,7 +91,7 @@ fi
 ref make "$tmp/s.npy" '<f4' rand 4001 "$SEED"
 if expect_cmd 0 "stdout npy" env LIBSCAN_STREAM_CHUNK=20 LIBSCAN_IO_THREADS=4 "$RS" "$tmp/s.npy" -o - --format npy --device "$dev" --quiet; then
     cp "$tmp/out" "$tmp/stdout.npy"
-    ref sort "$tmp/s.npy" "$tmp/stdout.npy" 2>"$tmp/referr" && checks=$((checks + 1)) || fail "stdout npy: $(cat "$tmp/referr")"
+    if ref sort "$tmp/s.npy" "$tmp/stdout.npy" 2>"$tmp/referr"; then checks=$((checks + 1)); else fail "stdout npy: $(cat "$tmp/referr")"; fi
 fi
 
 # ---- keys with values, permutation, unique: whole arrays on several threads -------------------
@@ -110,7 +109,7 @@ sort_check "empty" 4 2 "$tmp/e.npy" "$tmp/o.npy" "" --
 ref make "$tmp/ip.npy" '<u4' rand 3000 "$SEED"
 cp "$tmp/ip.npy" "$tmp/ip.orig.npy"
 if expect_cmd 0 "--in-place" env LIBSCAN_STREAM_CHUNK=100 LIBSCAN_IO_THREADS=3 "$RS" "$tmp/ip.npy" --in-place --device "$dev" --quiet; then
-    ref sort "$tmp/ip.orig.npy" "$tmp/ip.npy" 2>"$tmp/referr" && checks=$((checks + 1)) || fail "--in-place: $(cat "$tmp/referr")"
+    if ref sort "$tmp/ip.orig.npy" "$tmp/ip.npy" 2>"$tmp/referr"; then checks=$((checks + 1)); else fail "--in-place: $(cat "$tmp/referr")"; fi
 fi
 
 # ---- --timing: the stages, and the wall total where they overlap ---------------------------------
