@@ -259,7 +259,7 @@ const char *img_format_name(img_format_t format);
  * or FIFO at path is written in place, never replaced (as cp does).
  *
  * Returns 0 on success; IMG_ERR_IO (-2) when writing the file failed: a write,
- * flush, fsync, close or the final rename returned an error (disk full, file
+ * flush, close or the final rename returned an error (disk full, file
  * too large, device error; the message says "write error: <reason>"), which
  * a program reports as an I/O error (exit 2, APP_EXIT_INTERNAL); -1 for
  * everything else: bad arguments, unknown extension, bad options, the

@@ -200,7 +200,7 @@ int img_write(const char *path, const img_t *img, const img_write_opts_t *opts, 
         app_out_abort(out);
         return io ? IMG_ERR_IO : -1;
     }
-    /* Flush, fsync, rename: what fails here is the file system's. */
+    /* Flush, close, rename: what fails here is the file system's. */
     if (app_out_commit(out, err, errlen) != 0)
         return IMG_ERR_IO;
     return 0;

@@ -1,7 +1,8 @@
 /* out_file.c -- atomic output files and app_same_file (cli.h).
  *
  * A temporary file is made with mkstemp() beside the final path and renamed
- * over it at commit. Pending temporary names live in a fixed table that the
+ * over it at commit (after a flush and close that report any write error; no
+ * fsync, see app_out_commit). Pending temporary names live in a fixed table that the
  * SIGINT/SIGTERM/SIGHUP handler can walk without allocating: it unlinks them
  * (unlink is async-signal-safe) and re-raises the signal with the default
  * action, so the exit status still says "killed by signal". An existing
@@ -324,9 +325,15 @@ int app_out_commit(app_out_t *o, char *err, size_t errlen) {
         out_free(o);
         return bad ? -1 : 0;
     }
+    /* No fsync (as cp, GNU sort -o and numpy.save): the temporary file and
+       the rename guard against the program's own failures (an error, a
+       signal, a full disk: write and close report those), and waiting here
+       for the disk would cost as long as the whole rest of a run on a large
+       file (issue 21: a 1 GiB output). What a power cut right after the
+       rename leaves is the file system's business; ext4 and btrfs flush a
+       file renamed over an existing one before the rename commits. */
     int e = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) e = errno ? errno : EIO;
-    if (!e && fsync(fileno(o->f)) != 0) e = errno;
     if (fclose(o->f) != 0 && !e) e = errno;
     o->f = NULL;
     if (!e) {

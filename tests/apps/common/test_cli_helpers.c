@@ -752,6 +752,42 @@ static void test_timing(void **state) {
     free(s);
 }
 
+/* Overlapped stages: each line is a wall span (merged per name), placed in
+ * the run, and the total is the wall time, not the sum. */
+static void test_timing_spans(void **state) {
+    (void)state;
+    app_timing_t t;
+    app_timing_init(&t, true);
+    const double t0 = app_now();
+    app_timing_start(&t, "gpu init");
+    busy_wait(0.01);
+    app_timing_stop(&t);
+    app_timing_span(&t, "read", t0 + 1.0, t0 + 1.05);
+    app_timing_span(&t, "upload", t0 + 1.01, t0 + 1.06);
+    app_timing_span(&t, "read", t0 + 1.04, t0 + 1.08); /* widens read to 1.00 .. 1.08 */
+    app_timing_span(&t, "idle", t0 + 2.0, t0 + 1.0);   /* did nothing: ignored */
+    assert_true(app_timing_get(&t, "read") > 0.0799 && app_timing_get(&t, "read") < 0.0801);
+    assert_true(app_timing_get(&t, "upload") > 0.0499 && app_timing_get(&t, "upload") < 0.0501);
+    assert_true(app_timing_get(&t, "idle") == 0.0);
+    fx_capture_stderr_begin();
+    app_timing_print(&t, "prog");
+    char *s = fx_capture_stderr_end();
+    assert_true(strncmp(s, "prog: timing (stages overlap", 28) == 0);
+    const char *order[] = {"  gpu init ", "  read ", "  upload ", "  total (wall) "};
+    const char *prev = s;
+    for (int i = 0; i < 4; ++i) {
+        const char *p = strstr(s, order[i]);
+        if (!p || p < prev) TFAIL("overlapped timing table lacks '%s' in order:\n%s", order[i], s);
+        prev = p;
+    }
+    assert_non_null(strstr(s, "80.000 ms"));
+    assert_non_null(strstr(s, "50.000 ms"));
+    assert_null(strstr(s, "idle"));
+    assert_null(strstr(s, "%")); /* no shares of a sum that does not exist */
+    assert_int_equal(count_of(s, "\n"), 5);
+    free(s);
+}
+
 int main(void) {
     test_begin("test_cli_helpers");
     const struct CMUnitTest tests[] = {
@@ -772,6 +808,7 @@ int main(void) {
         cmocka_unit_test(test_progress_not_a_terminal),
         cmocka_unit_test(test_progress_terminal),
         cmocka_unit_test(test_timing),
+        cmocka_unit_test(test_timing_spans),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return test_exit_code(failed);
