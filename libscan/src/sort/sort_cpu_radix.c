@@ -47,8 +47,11 @@ typedef struct radix_job {
     unsigned char *wc;          /* [threads][2][RADIX][LINE]: write-combining lines of keys, values */
 } radix_job_t;
 
-/* The mapped key with the key size known at compile time. */
-ALWAYS_INLINE uint64_t map_key(uint64_t x, uint64_t xor_all, uint64_t xor_neg, size_t ks) {
+/* The mapped key with the key size known at compile time; `mapped` 0 when
+ * the map is the identity (unsigned keys, ascending: the common case), so
+ * those loops carry none of it. */
+ALWAYS_INLINE uint64_t map_key(uint64_t x, uint64_t xor_all, uint64_t xor_neg, size_t ks, int mapped) {
+    if (!mapped) return x;
     return x ^ xor_all ^ (xor_neg & (0 - ((x >> (ks * 8 - 1)) & 1)));
 }
 
@@ -62,18 +65,24 @@ ALWAYS_INLINE void store_key(unsigned char *p, size_t i, size_t ks, uint64_t v) 
 }
 
 ALWAYS_INLINE void count_body(const radix_job_t *j, const unsigned char *src, size_t b, size_t e, unsigned shift,
-                              uint64_t mask, size_t *h, size_t ks) {
+                              uint64_t mask, size_t *h, size_t ks, int mapped) {
     const uint64_t xa = j->m->xor_all, xn = j->m->xor_neg;
-    for (size_t i = b; i < e; ++i) h[(map_key(libscan__load_key(src, i, ks), xa, xn, ks) >> shift) & mask]++;
+    for (size_t i = b; i < e; ++i) h[(map_key(libscan__load_key(src, i, ks), xa, xn, ks, mapped) >> shift) & mask]++;
 }
+
+static int is_mapped(const radix_job_t *j) { return (j->m->xor_all | j->m->xor_neg) != 0; }
 
 static void count_chunk(const radix_job_t *j, const unsigned char *src, size_t b, size_t e, unsigned shift,
                         uint64_t mask, size_t *h) {
-    switch (j->ks) {
-    case 1: count_body(j, src, b, e, shift, mask, h, 1); break;
-    case 2: count_body(j, src, b, e, shift, mask, h, 2); break;
-    case 4: count_body(j, src, b, e, shift, mask, h, 4); break;
-    default: count_body(j, src, b, e, shift, mask, h, 8); break;
+    switch (j->ks * 2 + (size_t)is_mapped(j)) {
+    case 2: count_body(j, src, b, e, shift, mask, h, 1, 0); break;
+    case 3: count_body(j, src, b, e, shift, mask, h, 1, 1); break;
+    case 4: count_body(j, src, b, e, shift, mask, h, 2, 0); break;
+    case 5: count_body(j, src, b, e, shift, mask, h, 2, 1); break;
+    case 8: count_body(j, src, b, e, shift, mask, h, 4, 0); break;
+    case 9: count_body(j, src, b, e, shift, mask, h, 4, 1); break;
+    case 16: count_body(j, src, b, e, shift, mask, h, 8, 0); break;
+    default: count_body(j, src, b, e, shift, mask, h, 8, 1); break;
     }
 }
 
@@ -92,7 +101,7 @@ ALWAYS_INLINE void scatter_body(const radix_job_t *j, int cur, size_t b, size_t 
     const uint64_t xa = j->m->xor_all, xn = j->m->xor_neg;
     for (size_t i = b; i < e; ++i) {
         const uint64_t x = libscan__load_key(sk, i, ks);
-        const size_t at = off[(map_key(x, xa, xn, ks) >> shift) & mask]++;
+        const size_t at = off[(map_key(x, xa, xn, ks, 1) >> shift) & mask]++;
         store_key(dk, at, ks, x);
         if (vb) store_key(dv, at, vb, value_at(sv, i, vb, iota));
     }
@@ -142,7 +151,7 @@ ALWAYS_INLINE void wc_drain(unsigned char *dst, const unsigned char *buf, size_t
  * each key missing the cache on its own. */
 ALWAYS_INLINE void scatter_wc_body(const radix_job_t *j, int cur, size_t b, size_t e, unsigned shift, uint64_t mask,
                                    size_t *off, const size_t *first, unsigned char *wc, size_t ks, size_t vb,
-                                   int iota) {
+                                   int iota, int mapped) {
     const unsigned char *sk = j->k[cur], *sv = j->v[cur];
     unsigned char *dk = j->k[cur ^ 1], *dv = j->v[cur ^ 1];
     const uint64_t xa = j->m->xor_all, xn = j->m->xor_neg;
@@ -150,7 +159,7 @@ ALWAYS_INLINE void scatter_wc_body(const radix_job_t *j, int cur, size_t b, size
     unsigned char *wk = wc, *wv = wc + RADIX * LINE;
     for (size_t i = b; i < e; ++i) {
         const uint64_t x = libscan__load_key(sk, i, ks);
-        const size_t d = (map_key(x, xa, xn, ks) >> shift) & mask, p = off[d]++;
+        const size_t d = (map_key(x, xa, xn, ks, mapped) >> shift) & mask, p = off[d]++;
         wc_put(dk, wk + d * LINE, ks, ak, p, first[d], x);
         if (vb) wc_put(dv, wv + d * LINE, vb, av, p, first[d], value_at(sv, i, vb, iota));
     }
@@ -163,22 +172,39 @@ ALWAYS_INLINE void scatter_wc_body(const radix_job_t *j, int cur, size_t b, size
 #endif
 }
 
-#define SCATTER_FOR_KEY(BODY, KS, ...)                                                           \
-    switch (j->vb * 2 + (size_t)iota) {                                                          \
-    case 8: BODY(__VA_ARGS__, KS, 4, 0); break;                                                  \
-    case 9: BODY(__VA_ARGS__, KS, 4, 1); break;                                                  \
-    case 16: BODY(__VA_ARGS__, KS, 8, 0); break;                                                 \
-    case 17: BODY(__VA_ARGS__, KS, 8, 1); break;                                                 \
-    default: BODY(__VA_ARGS__, KS, 0, 0); break;                                                 \
-    }
+/* One function per variant (key size, value size, argsort's indices,
+ * mapped or not): each loop gets the registers to itself, which a function
+ * holding all of them inlined did not (8 reloads from the stack per key). */
+typedef void (*wc_fn)(const radix_job_t *, int, size_t, size_t, unsigned, uint64_t, size_t *, const size_t *,
+                      unsigned char *);
+typedef void (*plain_fn)(const radix_job_t *, int, size_t, size_t, unsigned, uint64_t, size_t *);
 
-#define SCATTER(BODY, ...)                                                                       \
-    switch (j->ks) {                                                                             \
-    case 1: SCATTER_FOR_KEY(BODY, 1, __VA_ARGS__) break;                                         \
-    case 2: SCATTER_FOR_KEY(BODY, 2, __VA_ARGS__) break;                                         \
-    case 4: SCATTER_FOR_KEY(BODY, 4, __VA_ARGS__) break;                                         \
-    default: SCATTER_FOR_KEY(BODY, 8, __VA_ARGS__) break;                                        \
+#define DEFINE_SCATTERS(KS, VB, IOTA)                                                                      \
+    static __attribute__((noinline)) void wc_##KS##_##VB##_##IOTA##_0(const radix_job_t *j, int cur, size_t b, \
+        size_t e, unsigned shift, uint64_t mask, size_t *off, const size_t *first, unsigned char *wc) {       \
+        scatter_wc_body(j, cur, b, e, shift, mask, off, first, wc, KS, VB, IOTA, 0);                          \
+    }                                                                                                         \
+    static __attribute__((noinline)) void wc_##KS##_##VB##_##IOTA##_1(const radix_job_t *j, int cur, size_t b, \
+        size_t e, unsigned shift, uint64_t mask, size_t *off, const size_t *first, unsigned char *wc) {       \
+        scatter_wc_body(j, cur, b, e, shift, mask, off, first, wc, KS, VB, IOTA, 1);                          \
+    }                                                                                                         \
+    static __attribute__((noinline)) void plain_##KS##_##VB##_##IOTA(const radix_job_t *j, int cur, size_t b,  \
+        size_t e, unsigned shift, uint64_t mask, size_t *off) {                                               \
+        scatter_body(j, cur, b, e, shift, mask, off, KS, VB, IOTA);                                           \
     }
+#define DEFINE_SCATTERS_FOR_KEY(KS) \
+    DEFINE_SCATTERS(KS, 0, 0) DEFINE_SCATTERS(KS, 4, 0) DEFINE_SCATTERS(KS, 4, 1) DEFINE_SCATTERS(KS, 8, 0) DEFINE_SCATTERS(KS, 8, 1)
+DEFINE_SCATTERS_FOR_KEY(1)
+DEFINE_SCATTERS_FOR_KEY(2)
+DEFINE_SCATTERS_FOR_KEY(4)
+DEFINE_SCATTERS_FOR_KEY(8)
+
+/* [key size 1, 2, 4, 8][values: none, 4, 4 iota, 8, 8 iota][mapped] */
+#define WC_ROW(KS) {{wc_##KS##_0_0_0, wc_##KS##_0_0_1}, {wc_##KS##_4_0_0, wc_##KS##_4_0_1}, {wc_##KS##_4_1_0, wc_##KS##_4_1_1}, \
+                    {wc_##KS##_8_0_0, wc_##KS##_8_0_1}, {wc_##KS##_8_1_0, wc_##KS##_8_1_1}}
+static const wc_fn wc_table[4][5][2] = {WC_ROW(1), WC_ROW(2), WC_ROW(4), WC_ROW(8)};
+#define PLAIN_ROW(KS) {plain_##KS##_0_0, plain_##KS##_4_0, plain_##KS##_4_1, plain_##KS##_8_0, plain_##KS##_8_1}
+static const plain_fn plain_table[4][5] = {PLAIN_ROW(1), PLAIN_ROW(2), PLAIN_ROW(4), PLAIN_ROW(8)};
 
 /* Write-combining needs every destination element whole inside one line:
  * each output array aligned to its element size. */
@@ -188,11 +214,10 @@ static int wc_usable(const radix_job_t *j, int cur) {
 
 static void scatter_chunk(const radix_job_t *j, int cur, size_t b, size_t e, unsigned shift, uint64_t mask,
                           size_t *off, const size_t *first, unsigned char *wc, int iota) {
-    if (wc_usable(j, cur)) {
-        SCATTER(scatter_wc_body, j, cur, b, e, shift, mask, off, first, wc)
-    } else {
-        SCATTER(scatter_body, j, cur, b, e, shift, mask, off)
-    }
+    const int k = j->ks == 1 ? 0 : j->ks == 2 ? 1 : j->ks == 4 ? 2 : 3;
+    const int v = j->vb == 0 ? 0 : (j->vb == 4 ? 1 : 3) + iota;
+    if (wc_usable(j, cur)) wc_table[k][v][is_mapped(j)](j, cur, b, e, shift, mask, off, first, wc);
+    else plain_table[k][v](j, cur, b, e, shift, mask, off);
 }
 
 static void fill_iota(unsigned char *v, size_t vb, size_t b, size_t e) {
