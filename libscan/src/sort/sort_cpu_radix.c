@@ -8,13 +8,16 @@
  *      of digit d in the chunks before its own -- so equal digits keep
  *      their input order across chunks as within one (stability), and the
  *      output does not depend on the number of threads;
- *   3. every thread scatters its chunk to the other buffer; barrier.
- * A pass whose digit is the same in every key (one digit holds all the
- * keys) changes nothing and is skipped after step 2, by every thread alike.
- * The histograms alternate between two sets by pass parity, so a fast
- * thread's next count never overwrites a set a slow thread still reads.
+ *   3. every thread scatters its chunk to the other buffer (through
+ *      write-combining lines: see scatter_wc_body); barrier.
+ * A pass whose digit is the same in every key changes nothing and is
+ * skipped by every thread alike: the first pass's count also ORs and ANDs
+ * the keys, which shows every digit that never varies, so those passes cost
+ * not even their count. The order of equal keys never depends on the
+ * threads, so the result is the same for any number of them.
  * Keys are mapped (sort_cpu_internal.h) as they are read and stored as they
- * were; the map costs a few register operations against the memory traffic. */
+ * were; the map costs a few register operations against the memory traffic
+ * (none where it is the identity). */
 #include <stdlib.h>
 #include <sys/mman.h>
 #if defined(__SSE2__)
@@ -42,7 +45,8 @@ typedef struct radix_job {
     size_t n, ks, vb;
     int iota;
     unsigned char *k[2], *v[2]; /* [0] the caller's arrays, [1] the scratch copy */
-    size_t *hist;               /* [2][threads][RADIX]: counts per pass parity, thread, digit */
+    size_t *hist;               /* [2][threads][RADIX]: counts per counting pass parity, thread, digit */
+    uint64_t *or_and;           /* [threads][LINE / 8]: OR and AND of the thread's mapped keys */
     size_t *offs;               /* [threads][2][RADIX]: the next output position per digit; the first */
     unsigned char *wc;          /* [threads][2][RADIX][LINE]: write-combining lines of keys, values */
 } radix_job_t;
@@ -64,25 +68,44 @@ ALWAYS_INLINE void store_key(unsigned char *p, size_t i, size_t ks, uint64_t v) 
     }
 }
 
+/* Counts the digits of keys [b, e). With `track`, also ORs and ANDs the
+ * mapped keys into or_and[0] and or_and[1]: the bits that vary between keys
+ * are then known for every later pass from the first one's read. */
 ALWAYS_INLINE void count_body(const radix_job_t *j, const unsigned char *src, size_t b, size_t e, unsigned shift,
-                              uint64_t mask, size_t *h, size_t ks, int mapped) {
+                              uint64_t mask, size_t *h, uint64_t *or_and, size_t ks, int mapped, int track) {
     const uint64_t xa = j->m->xor_all, xn = j->m->xor_neg;
-    for (size_t i = b; i < e; ++i) h[(map_key(libscan__load_key(src, i, ks), xa, xn, ks, mapped) >> shift) & mask]++;
+    uint64_t any = 0, all = ~(uint64_t)0;
+    for (size_t i = b; i < e; ++i) {
+        const uint64_t x = map_key(libscan__load_key(src, i, ks), xa, xn, ks, mapped);
+        h[(x >> shift) & mask]++;
+        if (track) {
+            any |= x;
+            all &= x;
+        }
+    }
+    if (track) {
+        or_and[0] = any;
+        or_and[1] = all;
+    }
 }
 
 static int is_mapped(const radix_job_t *j) { return (j->m->xor_all | j->m->xor_neg) != 0; }
 
+#define COUNT_CASE(KS)                                                                                 \
+    case KS * 4: count_body(j, src, b, e, shift, mask, h, or_and, KS, 0, 0); break;                   \
+    case KS * 4 + 1: count_body(j, src, b, e, shift, mask, h, or_and, KS, 1, 0); break;               \
+    case KS * 4 + 2: count_body(j, src, b, e, shift, mask, h, or_and, KS, 0, 1); break;               \
+    case KS * 4 + 3: count_body(j, src, b, e, shift, mask, h, or_and, KS, 1, 1); break;
+
+/* or_and NULL: no tracking. */
 static void count_chunk(const radix_job_t *j, const unsigned char *src, size_t b, size_t e, unsigned shift,
-                        uint64_t mask, size_t *h) {
-    switch (j->ks * 2 + (size_t)is_mapped(j)) {
-    case 2: count_body(j, src, b, e, shift, mask, h, 1, 0); break;
-    case 3: count_body(j, src, b, e, shift, mask, h, 1, 1); break;
-    case 4: count_body(j, src, b, e, shift, mask, h, 2, 0); break;
-    case 5: count_body(j, src, b, e, shift, mask, h, 2, 1); break;
-    case 8: count_body(j, src, b, e, shift, mask, h, 4, 0); break;
-    case 9: count_body(j, src, b, e, shift, mask, h, 4, 1); break;
-    case 16: count_body(j, src, b, e, shift, mask, h, 8, 0); break;
-    default: count_body(j, src, b, e, shift, mask, h, 8, 1); break;
+                        uint64_t mask, size_t *h, uint64_t *or_and) {
+    switch (j->ks * 4 + (size_t)is_mapped(j) + (or_and ? 2u : 0u)) {
+    COUNT_CASE(1)
+    COUNT_CASE(2)
+    COUNT_CASE(4)
+    COUNT_CASE(8)
+    default: break;
     }
 }
 
@@ -241,17 +264,32 @@ static void radix_thread(void *ctx, libscan__team_t *team, unsigned t) {
     size_t *off = j->offs + (size_t)t * 2 * RADIX, *first = off + RADIX;
     unsigned char *wc = j->wc + (size_t)t * 2 * RADIX * LINE;
     int cur = 0, iota = j->iota;
-    unsigned pass = 0;
-    for (unsigned shift = m->begin; shift < m->end; shift += DIGIT_BITS, ++pass) {
+    unsigned counted = 0;          /* passes that counted: picks the histogram set */
+    uint64_t varying = ~(uint64_t)0; /* mapped bits that differ between keys; all until known */
+    for (unsigned shift = m->begin; shift < m->end; shift += DIGIT_BITS) {
         const unsigned bits = m->end - shift < DIGIT_BITS ? m->end - shift : DIGIT_BITS;
         const size_t radix = (size_t)1 << bits;
         const uint64_t mask = radix - 1;
-        size_t *set = j->hist + (size_t)(pass & 1) * nt * RADIX;
+        if (((varying >> shift) & mask) == 0) continue; /* one digit in every key: order unchanged */
+        /* Two sets, alternating per counting pass: a thread that runs ahead
+         * writes the other set, and can come back to this one only after the
+         * next pass's barrier, which every thread reaches after it has read
+         * this set. */
+        size_t *set = j->hist + (size_t)(counted & 1) * nt * RADIX;
         size_t *mine = set + (size_t)t * RADIX;
         memset(mine, 0, radix * sizeof(size_t));
-        count_chunk(j, j->k[cur], b, e, shift, mask, mine);
+        uint64_t *or_and = counted == 0 ? j->or_and + (size_t)t * (LINE / 8) : NULL;
+        count_chunk(j, j->k[cur], b, e, shift, mask, mine, or_and);
         libscan__team_barrier(team);
-        int trivial = 0;
+        if (counted++ == 0) {
+            uint64_t any = 0, all = ~(uint64_t)0;
+            for (unsigned s = 0; s < nt; ++s) {
+                any |= j->or_and[(size_t)s * (LINE / 8)];
+                all &= j->or_and[(size_t)s * (LINE / 8) + 1];
+            }
+            varying = any ^ all;
+            if (((varying >> shift) & mask) == 0) continue;
+        }
         size_t run = 0;
         for (size_t d = 0; d < radix; ++d) {
             size_t total = 0, before_mine = 0;
@@ -260,11 +298,9 @@ static void radix_thread(void *ctx, libscan__team_t *team, unsigned t) {
                 if (s < t) before_mine += c;
                 total += c;
             }
-            if (total == j->n) trivial = 1;
             off[d] = first[d] = run + before_mine;
             run += total;
         }
-        if (trivial) continue; /* every key has the same digit: order unchanged */
         scatter_chunk(j, cur, b, e, shift, mask, off, first, wc, iota);
         iota = 0;
         libscan__team_barrier(team);
@@ -313,9 +349,10 @@ libscan_status_t libscan__cpu_radix_sort(void *keys, void *values, size_t count,
     j.v[1] = value_bytes ? alloc_scratch(count * value_bytes) : NULL;
     j.hist = aligned_alloc(LINE, round_up_line(2 * (size_t)threads * RADIX * sizeof(size_t)));
     j.offs = aligned_alloc(LINE, round_up_line((size_t)threads * 2 * RADIX * sizeof(size_t)));
+    j.or_and = aligned_alloc(LINE, (size_t)threads * LINE);
     j.wc = aligned_alloc(LINE, (size_t)threads * 2 * RADIX * LINE);
     libscan_status_t st = LIBSCAN_ERROR_OUT_OF_MEMORY;
-    if (j.k[1] && (!value_bytes || j.v[1]) && j.hist && j.offs && j.wc) {
+    if (j.k[1] && (!value_bytes || j.v[1]) && j.hist && j.offs && j.wc && j.or_and) {
         libscan__team_run(threads, radix_thread, &j);
         st = LIBSCAN_SUCCESS;
     }
@@ -324,5 +361,6 @@ libscan_status_t libscan__cpu_radix_sort(void *keys, void *values, size_t count,
     free(j.hist);
     free(j.offs);
     free(j.wc);
+    free(j.or_and);
     return st;
 }
