@@ -1,6 +1,7 @@
 /* blur.c -- the CPU run of the depth-of-field blur on fixed-point samples
  * (see blur.h). */
 #include "blur.h"
+#include "parallel.h"
 #include <libscan/sat.h>
 
 #include <stdio.h>
@@ -36,6 +37,23 @@ void blur_apply_weights(const void *in, const uint16_t *radius_q8, size_t pixels
     }
 }
 
+/* blur_apply_weights over rows [begin, end) of a blur_run_cpu job: every
+ * pixel is independent, so the rows go to parallel.h's bands. */
+typedef struct weights_ctx {
+    const blur_job_t *job;
+    void *out;
+    uint8_t *wmap;
+} weights_ctx_t;
+
+static void weights_rows(void *arg, size_t begin, size_t end) {
+    const weights_ctx_t *w = (const weights_ctx_t *)arg;
+    const blur_job_t *j = w->job;
+    const size_t first = begin * j->width, C = (size_t)j->channels;
+    const size_t off = first * C * (size_t)blur_format(j->precision).sample_bytes;
+    blur_apply_weights((const unsigned char *)j->pixels + off, j->radius_q8 + first, (end - begin) * j->width,
+                       j->channels, j->precision, (unsigned char *)w->out + off, w->wmap ? w->wmap + first : NULL);
+}
+
 int blur_run_cpu(const blur_job_t *job, blur_times_t *times, char *err, size_t errlen) {
     if (times) times->upload = times->sat = times->blur = times->download = times->convert = 0;
     if (!job || !job->pixels || job->channels < 1 || job->channels > 4 || job->passes < 1 ||
@@ -68,7 +86,10 @@ int blur_run_cpu(const blur_job_t *job, blur_times_t *times, char *err, size_t e
         double t0 = now_s();
         libscan_status_t st;
         if (job->weighted) {
-            blur_apply_weights(src, job->radius_q8, n, (int)C, job->precision, weighted, wmap);
+            /* On every core like the library calls below (which take their
+             * thread count from LIBSCAN_CPU_THREADS or the usable CPUs). */
+            weights_ctx_t wc = {job, weighted, pass == 0 ? wmap : NULL};
+            blur_parallel_rows(0, H, weights_rows, &wc);
             st = libscan_cpu_sat_build(&wimg, &tab);
             if (st == LIBSCAN_SUCCESS && pass == 0) st = libscan_cpu_sat_build(&wm, &wtab);
         } else {

@@ -3,7 +3,8 @@
  * recurrence in 64-bit/double, box sums and filtered pixels from plain loops
  * over the box. Tests named cpu_* need no GPU (ctest: test_sat_lib_cpu);
  * gpu_* compare the GPU with the reference and with the CPU path
- * (ctest: test_sat_lib). */
+ * (ctest: test_sat_lib). The CPU path's threads are forced to 1, 2, 3 and 7
+ * (LIBSCAN_CPU_THREADS): the same bytes, and the reference's values. */
 #include "support/harness.h"
 #include <libscan/sat.h>
 
@@ -1244,6 +1245,129 @@ static void gpu_opts_null_matches_caller_temp(void **state) {
     CUDA_CHECK(cudaStreamDestroy(s));
 }
 
+/* ---- CPU: the threaded path (LIBSCAN_CPU_THREADS forced) -------------------------- */
+
+/* Forces the CPU path's thread count (0: back to automatic). */
+static void set_threads(unsigned t) {
+    if (t == 0) {
+        unsetenv("LIBSCAN_CPU_THREADS");
+        return;
+    }
+    char v[16];
+    snprintf(v, sizeof v, "%u", t);
+    setenv("LIBSCAN_CPU_THREADS", v, 1);
+}
+
+static const unsigned kThreads[] = {1, 2, 3, 7};
+#define NTHREADS (sizeof kThreads / sizeof kThreads[0])
+
+/* Odd shapes: single rows and columns, primes, fewer rows or column lines
+ * than threads, a row pad that moves every row off the cache lines. */
+static const shape_t kThreadShapes[] = {{1, 1, 0}, {1, 97, 0}, {97, 1, 0}, {2, 3, 8}, {131, 67, 0}, {257, 13, 24}, {61, 263, 8}};
+#define NTHREADSHAPES (sizeof kThreadShapes / sizeof kThreadShapes[0])
+
+/* Every supported pair and channel count: the table with 1, 2, 3 and 7
+ * threads, each against the reference (integers exactly, floats within the
+ * rounding bound) and byte for byte against the one-thread table, padding
+ * included (the poison there must survive every split). */
+static void cpu_build_threads_bitwise_equal(void **state) {
+    (void)state;
+    rng_t r;
+    rng_init(&r, "cpu_build_threads", 0);
+    for (size_t p = 0; p < NPAIRS; ++p)
+        for (int ch = 1; ch <= 4; ++ch)
+            for (size_t s = 0; s < NTHREADSHAPES; ++s) {
+                const shape_t sh = kThreadShapes[s];
+                libscan_sat_image_t in = host_image(kPairs[p].in, ch, sh.w, sh.h, sh.pad * libscan_dtype_size(kPairs[p].in));
+                fill_random(&in, &r, input_max(kPairs[p].in));
+                ref_t ref = ref_table(&in);
+                libscan_sat_image_t one = host_image(kPairs[p].table, ch, sh.w, sh.h, sh.pad * 8);
+                for (size_t k = 0; k < NTHREADS; ++k) {
+                    libscan_sat_image_t t = host_image(kPairs[p].table, ch, sh.w, sh.h, sh.pad * 8);
+                    set_threads(kThreads[k]);
+                    assert_int_equal(libscan_cpu_sat_build(&in, &t), LIBSCAN_SUCCESS);
+                    char what[128];
+                    snprintf(what, sizeof what, "cpu pair %zu, %d ch, %zux%zu, %u threads", p, ch, sh.w, sh.h, kThreads[k]);
+                    expect_table(&t, &ref, what);
+                    if (k == 0) memcpy(one.data, t.data, t.pitch * t.height);
+                    else if (memcmp(one.data, t.data, t.pitch * t.height) != 0) TFAIL("%s: differs from 1 thread", what);
+                    free(t.data);
+                }
+                set_threads(0);
+                ref_free(&ref);
+                free(in.data);
+                free(one.data);
+            }
+}
+
+/* The filter on 1, 2, 3 and 7 threads: u32 and u64 (wide) tables, plain and
+ * weighted, a radius map and a uniform radius, 8- and 16-bit outputs, every
+ * channel count; each output byte for byte equal to the one-thread output
+ * (padding included), and the one-thread output against the plain-loop
+ * reference. */
+static void cpu_filter_threads_bitwise_equal(void **state) {
+    (void)state;
+    rng_t r;
+    rng_init(&r, "cpu_filter_threads", 0);
+    static const shape_t shapes[] = {{1, 1, 0}, {1, 37, 0}, {41, 1, 0}, {43, 29, 4}, {5, 71, 2}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int ch = 1; ch <= 4; ++ch)
+            for (int mode = 0; mode < 4; ++mode) { /* bit 0: weighted; bit 1: u64 table */
+                const size_t W = shapes[s].w, H = shapes[s].h;
+                const int weighted = mode & 1;
+                const libscan_dtype_t tdt = (mode & 2) ? LIBSCAN_U64 : LIBSCAN_U32;
+                const libscan_dtype_t ot = ch % 2 ? LIBSCAN_U8 : LIBSCAN_U16;
+                const uint64_t maxv = ot == LIBSCAN_U8 ? 255u : 16000u;
+                libscan_sat_image_t wimg = host_image(LIBSCAN_U8, 1, W, H, 0);
+                fill_random(&wimg, &r, 3);
+                for (size_t i = 0; i < W * H; ++i) ((uint8_t *)wimg.data)[i] += 1; /* 1..4 */
+                libscan_sat_image_t win = host_image(LIBSCAN_U16, ch, W, H, 0);
+                fill_random(&win, &r, maxv);
+                for (size_t y = 0; y < H; ++y)
+                    for (size_t x = 0; x < W; ++x)
+                        for (int c = 0; c < ch; ++c)
+                            ((uint16_t *)win.data)[(y * W + x) * (size_t)ch + (size_t)c] *=
+                                (uint16_t)(weighted ? get(&wimg, x, y, 0) : 1);
+                libscan_sat_image_t t = host_image(tdt, ch, W, H, 0), wt = host_image(LIBSCAN_U32, 1, W, H, 0);
+                set_threads(3); /* the tables' own threading is proven above */
+                assert_int_equal(libscan_cpu_sat_build(&win, &t), LIBSCAN_SUCCESS);
+                assert_int_equal(libscan_cpu_sat_build(&wimg, &wt), LIBSCAN_SUCCESS);
+                uint16_t *radius = xmalloc(W * H * 2);
+                for (size_t i = 0; i < W * H; ++i) radius[i] = (uint16_t)rng_below(&r, 256 * 9);
+                const int uniform = ch == 3;
+                const size_t pad = 3 * libscan_dtype_size(ot);
+                libscan_sat_image_t one = host_image(ot, ch, W, H, pad);
+                for (size_t k = 0; k < NTHREADS; ++k) {
+                    libscan_sat_image_t out = host_image(ot, ch, W, H, pad);
+                    set_threads(kThreads[k]);
+                    assert_int_equal(libscan_cpu_sat_box_filter(&t, weighted ? &wt : NULL, uniform ? NULL : radius,
+                                                                W * 2, (uint16_t)(5 * 256 + 19), &out),
+                                     LIBSCAN_SUCCESS);
+                    char what[128];
+                    snprintf(what, sizeof what, "cpu filter %zux%zu, %d ch, mode %d, %u threads", W, H, ch, mode,
+                             kThreads[k]);
+                    if (k == 0) memcpy(one.data, out.data, out.pitch * H);
+                    else if (memcmp(one.data, out.data, out.pitch * H) != 0) TFAIL("%s: differs from 1 thread", what);
+                    free(out.data);
+                }
+                set_threads(0);
+                for (size_t y = 0; y < H; ++y)
+                    for (size_t x = 0; x < W; ++x)
+                        for (int c = 0; c < ch; ++c) {
+                            const unsigned q8 = uniform ? 5 * 256 + 19 : radius[y * W + x];
+                            const double e = ref_filter(&win, weighted ? &wimg : NULL, x, y, c, q8);
+                            expect_filtered(e, get(&one, x, y, c), ot == LIBSCAN_U8 ? 255 : 65535,
+                                            "cpu filter, 1 thread", x, y, c);
+                        }
+                free(radius);
+                free(one.data);
+                free(wimg.data);
+                free(win.data);
+                free(t.data);
+                free(wt.data);
+            }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_status_strings_and_types),
@@ -1258,6 +1382,8 @@ int main(void) {
         cmocka_unit_test(cpu_wrap_bound_blur_wide),
         cmocka_unit_test(cpu_filter_matches_reference),
         cmocka_unit_test(cpu_filter_wide_matches_exact_reference),
+        cmocka_unit_test(cpu_build_threads_bitwise_equal),
+        cmocka_unit_test(cpu_filter_threads_bitwise_equal),
         cmocka_unit_test(gpu_build_matches_reference),
         cmocka_unit_test(gpu_build_4096),
         cmocka_unit_test(gpu_box_sums_match_direct_sums),

@@ -114,6 +114,20 @@ run_ok "tga" "$tmp/o.tga" --device cpu --radius 2 "$img"
 run_ok "radius 0" "$tmp/r0.png" --device cpu --radius 0 "$img"
 cmp -s "$tmp/r.png" "$tmp/r8.png" && fail "--radius 3.5 --passes 3 and the default gave the same file"
 cmp -s "$tmp/dof.png" "$tmp/inv.png" && fail "--invert-depth changed nothing"
+# The CPU blur on any number of threads (issue #22: the library's SAT build
+# and filter split over LIBSCAN_CPU_THREADS, the weighting over the cores)
+# writes the same bytes as the runs above: weighted (depth) and uniform with
+# several passes.
+for threads in 1 2 3 7; do
+    for job in dof r; do
+        if [[ $job == dof ]]; then set -- --depth "$depth" --focus 0.3; else set -- --radius 3.5 --passes 3; fi
+        rm -f "$tmp/t.png"
+        if expect_cmd 0 "$job, $threads threads" env LIBSCAN_CPU_THREADS="$threads" "$cli_prog" --device cpu --quiet \
+            "$@" "$img" "$tmp/t.png"; then
+            cmp -s "$tmp/$job.png" "$tmp/t.png" || fail "$job: $threads CPU threads changed the output"
+        fi
+    done
+done
 # --radius 0 gives the file back (issue #22, item 6): every 8-bit colour at
 # every alpha exactly, 16-bit colours (every 16th, at 12 alphas) within
 # 2/65535, alpha exactly, and transparent black where alpha is 0; in linear
