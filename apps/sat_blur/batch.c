@@ -260,6 +260,11 @@ int batch_run(const batch_list_t *list, const batch_config_t *cfg) {
         }
         b.shared = &shared;
     }
+    /* The workers already fill the cores, one frame each: the library's CPU
+     * calls inside a frame (tables, filter) stay on their worker's thread
+     * instead of each starting a thread per core (cores x cores threads).
+     * A user's own LIBSCAN_CPU_THREADS wins. Set before any thread starts. */
+    if (!getenv("LIBSCAN_CPU_THREADS")) setenv("LIBSCAN_CPU_THREADS", "1", 0);
     b.frames = calloc(n ? n : 1, sizeof *b.frames);
     b.state = calloc(n ? n : 1, sizeof *b.state);
     b.blur_q = malloc((n ? n : 1) * sizeof *b.blur_q);
