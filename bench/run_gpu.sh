@@ -350,7 +350,12 @@ CT_TOTAL=0 CT_FAILED=0 CT_SKIPPED=0 CT_CMOCKA_SKIPPED=0 CT_PASSED=0 CT_FAILED_NA
 if ((TESTS)); then
     t=$SECONDS
     LOG=$LOGDIR/ctest.log
-    if ((FULL_CONFIGURED)) && out_of_budget; then
+    if ((FULL_CONFIGURED)) && [[ $BUILD_ALL == FAILED ]]; then
+        # A failed build leaves stale or missing executables: their results
+        # would mean nothing, and the suites' timeouts would eat the budget.
+        echo "ctest not run: the build failed (build.log)" >"$LOG"
+        record ctest "NOT RUN" 0 "the build failed"
+    elif ((FULL_CONFIGURED)) && out_of_budget; then
         echo "ctest not run: $(remaining)s of the budget left after the build" >"$LOG"
         record ctest "NOT RUN" 0 "budget: $(remaining)s left after the build"
     elif ((FULL_CONFIGURED)); then

@@ -9,7 +9,8 @@
  * IDAT chunk each), which zlib only copies. libpng still parses and checks
  * the chunks, unfilters, expands palettes, tRNS and low bit depths,
  * de-interlaces and byte-swaps, exactly as before; the reader turns off its
- * CRC and Adler-32 checks for such a stream (both were checked here).
+ * CRC checks (and its Adler-32 check, where libpng allows) for such a
+ * stream (both were checked here; the Adler-32 is the original's).
  *
  * Anything unexpected makes png_inflate_open() decline (return NULL): not a
  * regular file, a chunk past the end of the file or with a bad CRC, no IHDR

@@ -199,11 +199,16 @@ int img_read_png(const char *path, uint64_t max_pixels, img_t *out, char *err, s
     }
     c.fast = png_inflate_open(c.f, c.max_pixels);
     if (c.fast) {
-        /* Both checksums were verified on the original chunks; the stored
-           copy libpng reads has neither (png_inflate.h). Read one stored
-           block (one IDAT chunk) per call. */
+        /* Both checksums were verified on the original chunks. The stored
+           copy libpng reads has no chunk CRCs (png_inflate.h), so those
+           checks go; its Adler-32 is the original's (same uncompressed
+           bytes), so skipping that check only saves time, where this libpng
+           can (PNG_IGNORE_ADLER32 is optional since 1.6.43: Ubuntu 24.04's
+           lacks it). Read one stored block (one IDAT chunk) per call. */
         png_set_crc_action(png, PNG_CRC_QUIET_USE, PNG_CRC_QUIET_USE);
+#ifdef PNG_IGNORE_ADLER32
         png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
+#endif
         png_set_compression_buffer_size(png, 65536 + 16);
     }
     png_set_read_fn(png, &c, on_read);
