@@ -5,6 +5,7 @@
 # with medians and ratios to stdout, then each program's --timing breakdown.
 #
 #   bash bench/programs/bench_files.sh BUILD_DIR [WORK_DIR] [--rounds N] [--no-4g] [--keep] [--small]
+#                                      [--budget S]
 #
 # BUILD_DIR holds apps/radixsort/radixsort and apps/compact/compact. WORK_DIR
 # (default BUILD_DIR/bench_files) receives the inputs, made once with numpy
@@ -19,7 +20,7 @@
 # command runs once untimed (CUDA context, calibration of --mem-limit to 8
 # chunks); then the commands of a group run interleaved (A B C A B C ...),
 # --rounds times (default 5; fewer where a group's rounds would not fit its
-# share of the ~8 minute budget: the table says how many ran), each with its
+# share of --budget, default 420 s: the table says how many ran), each with its
 # output deleted beforehand (outside the timing). Times are wall seconds of
 # the whole process (bash's EPOCHREALTIME). Every output of the last round
 # is checked against numpy (np.sort, x[x > 0.5]) before the table is shown.
@@ -30,11 +31,12 @@
 set -euo pipefail
 export LC_ALL=C
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
-build="" work="" rounds=5 with4g=1 keep=0 log2n=28
+build="" work="" rounds=5 with4g=1 keep=0 log2n=28 budget=420
 while (($#)); do
     case $1 in
     --rounds) rounds=${2:?--rounds needs a number}; shift 2 ;;
     --no-4g) with4g=0; shift ;;
+    --budget) budget=${2:?--budget needs seconds}; shift 2 ;;
     --keep) keep=1; shift ;;
     --small) log2n=22; shift ;;
     -h | --help) usage; exit 0 ;;
@@ -44,6 +46,7 @@ while (($#)); do
 done
 [[ -n $build ]] || { usage >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench_files.sh: --rounds must be a positive integer" >&2; exit 2; }
+[[ $budget =~ ^[1-9][0-9]*$ ]] || { echo "bench_files.sh: --budget must be a positive number of seconds" >&2; exit 2; }
 RS=$build/apps/radixsort/radixsort
 CP=$build/apps/compact/compact
 for p in "$RS" "$CP"; do [[ -x $p ]] || { echo "bench_files.sh: $p is not built" >&2; exit 2; }; done
@@ -151,9 +154,10 @@ group() { # group BUDGET_S NAME...: warm-up, then interleaved rounds within the 
     done
     for n in "$@"; do ROUNDS[$n]=$r; done
 }
-group 170 cp_k rs rs_cpu np_sort
-group 80 cp_x compact np_filter
-((with4g)) && group 170 cp_big rs_big
+# The groups' shares of --budget (default 420 s): 40%, 20%, 40%.
+group $((budget * 40 / 100)) cp_k rs rs_cpu np_sort
+group $((budget * 20 / 100)) cp_x compact np_filter
+((with4g)) && group $((budget * 40 / 100)) cp_big rs_big
 
 # ---- every output of the last round against numpy ----------------------------------------
 note "checking the outputs against numpy"
