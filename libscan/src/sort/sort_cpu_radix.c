@@ -15,9 +15,10 @@
  * the keys, which shows every digit that never varies, so those passes cost
  * not even their count. The order of equal keys never depends on the
  * threads, so the result is the same for any number of them.
- * Keys are mapped (sort_cpu_internal.h) as they are read and stored as they
- * were; the map costs a few register operations against the memory traffic
- * (none where it is the identity). */
+ * The key map (sort_cpu_internal.h) is applied once: the first scatter of
+ * several stores the keys mapped, the last stores them back as they were,
+ * and the passes between (and every pass where the map is the identity)
+ * carry none of it (see the MODE_ values). */
 #include <stdlib.h>
 #include <sys/mman.h>
 #if defined(__SSE2__)
