@@ -1,6 +1,9 @@
 /* radixsort_chunked.c -- see radixsort_chunked.h. */
 #include "radixsort_chunked.h"
+#include "rs_merge.h"
 #include "rs_output.h"
+#include "rs_runs.h"
+#include "rs_threads.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -68,76 +71,135 @@ int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
     return APP_EXIT_OK;
 }
 
-/* ---- runs and the merge ---------------------------------------------------- */
+/* ---- 1. sorted runs -------------------------------------------------------
+ * Two chunk buffers: while the caller sorts one chunk, a background step
+ * spills the previous chunk's run and then reads the next chunk into the
+ * buffer that spill has freed. */
 
-/* The order-preserving map of sort.h ("Order"), descending included,
- * for comparing keys from different runs. */
-static uint64_t mapped(libscan_dtype_t key, bool desc, const unsigned char *p) {
-    uint64_t x = 0, sign = 0, m = 0;
-    switch (libscan_dtype_size(key)) {
-    case 1: x = p[0]; sign = 0x80; break;
-    case 2: { uint16_t v; memcpy(&v, p, 2); x = v; sign = 0x8000; break; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); x = v; sign = 0x80000000u; break; }
-    default: memcpy(&x, p, 8); sign = 0x8000000000000000ull; break;
+typedef struct chunk_buf {
+    unsigned char *keys; /* room for the chunk widened to the sort type */
+    uint64_t *idx;       /* the sort's permutation (--argsort, values), else NULL */
+    unsigned char *vals; /* the chunk's values in input order, else NULL */
+    size_t got;          /* records in it */
+} chunk_buf_t;
+
+typedef struct runs_step {
+    const rs_job_t *job;
+    arr_reader_t *rd, *vrd;
+    rs_spill_t *spill;
+    chunk_buf_t buf[2]; /* chunk i in buf[i % 2] */
+    size_t chunk;
+    size_t spill_run, read_run; /* this step's work; SIZE_MAX: none */
+    double spill_done;          /* app_now() when the step's spill ended */
+    int rc;                     /* exit code of the first failure, the message in err */
+    char err[512];
+} runs_step_t;
+
+static void runs_step(void *p) {
+    runs_step_t *x = p;
+    if (x->spill_run != SIZE_MAX) {
+        const size_t r = x->spill_run;
+        const chunk_buf_t *b = &x->buf[r % 2];
+        if (rs_spill_run(x->spill, r, b->keys, b->idx, (uint64_t)r * x->chunk, b->vals, b->got, x->err,
+                         sizeof x->err)) {
+            x->rc = APP_EXIT_INTERNAL;
+            return;
+        }
     }
-    const uint64_t all = sign | (sign - 1);
-    if (key == LIBSCAN_I32 || key == LIBSCAN_I64) m = sign;
-    if (key == LIBSCAN_F32 || key == LIBSCAN_F64) m = (x & sign) ? all : sign;
-    x ^= m;
-    return desc ? x ^ all : x;
-}
-
-typedef struct run {
-    FILE *f;          /* keys, then u64 indices, then values: `len` records of each present */
-    size_t len, next; /* records, next record to read */
-    size_t buf_at, buf_n;
-    unsigned char *keys;
-    uint64_t *idx;       /* NULL: no indices (only --argsort keeps them) */
-    unsigned char *vals; /* NULL: no values */
-    long idx_offset;     /* file offset of the indices */
-    long vals_offset;    /* file offset of the values (in the run's sorted order) */
-} run_t;
-
-#define RUN_BUF 8192
-
-static int run_fill(run_t *r, size_t ks, size_t vsize) {
-    size_t n = r->len - r->next < RUN_BUF ? r->len - r->next : RUN_BUF;
-    if (fseek(r->f, (long)(r->next * ks), SEEK_SET) || fread(r->keys, ks, n, r->f) != n) return -1;
-    if (r->idx && (fseek(r->f, r->idx_offset + (long)(r->next * 8), SEEK_SET) || fread(r->idx, 8, n, r->f) != n))
-        return -1;
-    if (r->vals &&
-        (fseek(r->f, r->vals_offset + (long)(r->next * vsize), SEEK_SET) || fread(r->vals, vsize, n, r->f) != n))
-        return -1;
-    r->buf_at = 0;
-    r->buf_n = n;
-    return 0;
-}
-
-typedef struct heap_item {
-    uint64_t key;
-    size_t run;
-} heap_item_t;
-
-static bool before(const heap_item_t *a, const heap_item_t *b) {
-    return a->key < b->key || (a->key == b->key && a->run < b->run);
-}
-
-static void sift_down(heap_item_t *h, size_t n, size_t i) {
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && before(&h[l], &h[m])) m = l;
-        if (r < n && before(&h[r], &h[m])) m = r;
-        if (m == i) return;
-        heap_item_t t = h[i];
-        h[i] = h[m];
-        h[m] = t;
-        i = m;
+    x->spill_done = app_now();
+    if (x->read_run == SIZE_MAX) return;
+    const rs_job_t *job = x->job;
+    chunk_buf_t *b = &x->buf[x->read_run % 2];
+    arr_status_t st = arr_reader_read(x->rd, b->keys, x->chunk, &b->got, x->err, sizeof x->err);
+    if (st != ARR_OK) {
+        x->rc = (int)st;
+        return;
+    }
+    rs_widen(job->key_file_dtype, b->keys, b->got);
+    if (!x->vrd) return;
+    size_t vgot = 0;
+    st = arr_reader_read(x->vrd, b->vals, x->chunk, &vgot, x->err, sizeof x->err);
+    if (st != ARR_OK) {
+        x->rc = (int)st;
+        return;
+    }
+    if (vgot != b->got) {
+        snprintf(x->err, sizeof x->err, "%s: ended after %zu values, before the keys of %s", job->values_path,
+                 x->read_run * x->chunk + vgot, job->in_path);
+        x->rc = APP_EXIT_USAGE;
     }
 }
+
+/* Waits for a background step that did `first` and then `second`, and
+ * charges the time waited to each: only the part that did not overlap the
+ * caller's own work shows in --timing. */
+static void wait_step(rs_bg_t *bg, app_timing_t *tm, const double *first_done, const char *first,
+                      const char *second) {
+    app_timing_stop(tm);
+    const double t0 = app_now();
+    rs_bg_wait(bg);
+    const double t1 = app_now();
+    double a = first_done ? *first_done - t0 : 0;
+    if (a < 0) a = 0;
+    if (a > t1 - t0) a = t1 - t0;
+    if (first) app_timing_add(tm, first, a);
+    app_timing_add(tm, second, t1 - t0 - a);
+}
+
+/* ---- 2. the merge -----------------------------------------------------------
+ * Windows of consecutive output ranks: while the caller merges window w on
+ * every thread, one background step reads window w + 1 back from the runs
+ * and another writes window w - 1 to the output(s). */
+
+typedef struct read_step {
+    rs_spill_t *spill;
+    rs_window_t win[2]; /* window i in win[i % 2] */
+    size_t *from, *to;  /* the runs' splits at the next window's start and end */
+    size_t window, n;   /* ranks a window, in all */
+    size_t next;        /* the window this step reads */
+    bool unique;
+    int rc;
+    char err[512];
+} read_step_t;
+
+static void read_step(void *p) {
+    read_step_t *x = p;
+    const size_t end = x->n - x->next * x->window < x->window ? x->n : (x->next + 1) * x->window;
+    if (rs_spill_split(x->spill, end, x->to, x->err, sizeof x->err) ||
+        rs_spill_read_window(x->spill, x->from, x->to, x->unique, &x->win[x->next % 2], x->err, sizeof x->err)) {
+        x->rc = APP_EXIT_INTERNAL;
+        return;
+    }
+    size_t *t = x->from;
+    x->from = x->to;
+    x->to = t;
+}
+
+typedef struct write_step {
+    rs_output_t *keys, *vals; /* vals NULL without values */
+    const rs_merged_t *m;
+    size_t out_ks, vsize;
+    int rc;
+    char err[512];
+} write_step_t;
+
+static void write_step(void *p) {
+    write_step_t *x = p;
+    const rs_merged_t *m = x->m;
+    for (unsigned i = 0; i < m->parts && !x->rc; ++i) {
+        arr_status_t st = rs_output_write(x->keys, m->keys + m->part_at[i] * x->out_ks, m->part_n[i], x->err, sizeof x->err);
+        if (st == ARR_OK && x->vals)
+            st = rs_output_write(x->vals, m->vals + m->part_at[i] * x->vsize, m->part_n[i], x->err, sizeof x->err);
+        x->rc = (int)st;
+    }
+}
+
+#define MAX_WINDOW ((size_t)1 << 24) /* ranks a window: a few dozen windows keep the pipeline full */
+#define MIN_WINDOW ((size_t)4096)
 
 /* Values travel with their runs: each chunk's values are read beside its
- * keys, put in the chunk's sorted order through the chunk's permutation and
- * spilled after the keys, so the merge reads every file sequentially. */
+ * keys and spilled after them in the run's sorted order (through the chunk
+ * sort's permutation), so a window reads them beside its keys. */
 int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     char err[512];
     int rc = APP_EXIT_INTERNAL;
@@ -147,19 +209,32 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     rs_output_t outs[2];
     memset(outs, 0, sizeof outs);
     outs[0].slot = outs[1].slot = -1;
-    rs_output_t *w = NULL, *vw = NULL;
-    run_t *runs = NULL;
-    size_t nruns = 0;
-    heap_item_t *heap = NULL;
-    unsigned char *chunk = NULL, *vchunk = NULL, *vbuf = NULL;
-    uint64_t *idx = NULL;
+    rs_spill_t spill;
+    memset(&spill, 0, sizeof spill);
+    spill.fd = -1;
+    rs_bg_t bg_runs = {0}, bg_read = {0}, bg_write = {0};
+    runs_step_t s1;
+    memset(&s1, 0, sizeof s1);
+    read_step_t s2;
+    memset(&s2, 0, sizeof s2);
+    write_step_t s3;
+    memset(&s3, 0, sizeof s3);
+    rs_merged_t merged[2];
+    memset(merged, 0, sizeof merged);
+    size_t *splits = NULL;
     app_progress_t prog;
     memset(&prog, 0, sizeof prog);
     const size_t ks = libscan_dtype_size(job->key);
     /* The chunk sort returns its permutation for --argsort (spilled with the
-     * run) and for values (applied to the chunk's values before they spill). */
+     * run) and for values (applied to the chunk's values as they spill). */
     const bool need_idx = job->argsort || job->values_path;
     size_t vsize = 0;
+    unsigned threads = 1;
+    if (rs_thread_count(&threads, err, sizeof err)) {
+        app_error(job->prog, "%s", err);
+        return APP_EXIT_USAGE;
+    }
+    const unsigned io_threads = threads < 4 ? threads : 4;
 
     app_timing_start(timing, "read");
     if (arr_reader_open(&rd, job->in_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
@@ -184,90 +259,72 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
         vdtype = arr_reader_dtype(vrd);
         vsize = arr_dtype_size(vdtype);
     }
+    rs_keymap_t map;
+    rs_keymap_init(&map, job->key, job->descending);
 
     /* 1. sorted runs */
     const size_t chunk_n = job->chunk ? job->chunk : 1;
-    nruns = n ? (n + chunk_n - 1) / chunk_n : 0;
-    runs = calloc(nruns + 1, sizeof(run_t));
-    chunk = malloc(chunk_n * (ks > 4 ? ks : 4) + 8);
-    idx = need_idx ? malloc(chunk_n * 8 + 8) : NULL;
-    if (vsize) {
-        vchunk = malloc(chunk_n * vsize);
-        vbuf = malloc(RUN_BUF * vsize);
-    }
-    if (!runs || !chunk || (need_idx && !idx) || (vsize && (!vchunk || !vbuf))) {
-        app_error(job->prog, "out of host memory for chunks of %zu keys", chunk_n);
+    const size_t nruns = n ? (n + chunk_n - 1) / chunk_n : 0;
+    if (rs_spill_open(&spill, nruns, chunk_n, ks, job->argsort, vsize, &map, io_threads, err, sizeof err)) {
+        app_error(job->prog, "%s", err);
         goto done;
     }
-    app_progress_begin(&prog, job->prog, "sorting chunks", n, job->quiet);
-    size_t at = 0;
-    for (size_t r = 0; r < nruns; ++r) {
-        size_t got = 0;
-        app_timing_start(timing, "read");
-        if (arr_reader_read(rd, chunk, chunk_n, &got, err, sizeof err) != ARR_OK) {
-            app_error(job->prog, "%s", err);
-            rc = APP_EXIT_USAGE;
+    s1.job = job;
+    s1.rd = rd;
+    s1.vrd = vrd;
+    s1.spill = &spill;
+    s1.chunk = chunk_n;
+    for (int i = 0; i < 2; ++i) {
+        chunk_buf_t *b = &s1.buf[i];
+        b->keys = malloc(chunk_n * (ks > 4 ? ks : 4) + 8);
+        b->idx = need_idx ? malloc(chunk_n * 8 + 8) : NULL;
+        b->vals = vsize ? malloc(chunk_n * vsize + 8) : NULL;
+        if (!b->keys || (need_idx && !b->idx) || (vsize && !b->vals)) {
+            app_error(job->prog, "out of host memory for chunks of %zu keys", chunk_n);
             goto done;
         }
-        rs_widen(job->key_file_dtype, chunk, got);
-        if (vsize) {
-            size_t vgot = 0;
-            if (arr_reader_read(vrd, vchunk, chunk_n, &vgot, err, sizeof err) != ARR_OK) {
-                app_error(job->prog, "%s", err);
-                rc = APP_EXIT_USAGE;
-                goto done;
-            }
-            if (vgot != got) {
-                app_error(job->prog, "%s: ended after %zu values, before the keys of %s", job->values_path, at + vgot,
-                          job->in_path);
-                rc = APP_EXIT_USAGE;
-                goto done;
-            }
-        }
+    }
+    app_progress_begin(&prog, job->prog, "sorting chunks", n, job->quiet);
+    s1.spill_run = SIZE_MAX;
+    s1.read_run = nruns ? 0 : SIZE_MAX;
+    runs_step(&s1);
+    for (size_t r = 0; r < nruns && s1.rc == APP_EXIT_OK; ++r) {
+        s1.spill_run = r ? r - 1 : SIZE_MAX;
+        s1.read_run = r + 1 < nruns ? r + 1 : SIZE_MAX;
+        rs_bg_start(&bg_runs, runs_step, &s1);
         app_timing_start(timing, "compute");
-        int src = rs_sort_host(job, chunk, idx, got);
+        const chunk_buf_t *b = &s1.buf[r % 2];
+        const int src = rs_sort_host(job, b->keys, b->idx, b->got);
+        wait_step(&bg_runs, timing, &s1.spill_done, "spill", "read");
         if (src != APP_EXIT_OK) {
             rc = src;
             goto done;
         }
+        app_progress_update(&prog, (r + 1) * chunk_n < n ? (r + 1) * chunk_n : n);
+    }
+    if (s1.rc == APP_EXIT_OK && nruns) {
+        s1.spill_run = nruns - 1;
+        s1.read_run = SIZE_MAX;
         app_timing_start(timing, "spill");
-        runs[r].f = tmpfile();
-        runs[r].len = got;
-        runs[r].idx_offset = (long)(got * ks);
-        runs[r].vals_offset = runs[r].idx_offset + (long)(job->argsort ? got * 8 : 0);
-        runs[r].keys = malloc(RUN_BUF * ks);
-        runs[r].idx = job->argsort ? malloc(RUN_BUF * 8) : NULL;
-        runs[r].vals = vsize ? malloc(RUN_BUF * vsize) : NULL;
-        bool spilled = runs[r].f && runs[r].keys && (!job->argsort || runs[r].idx) && (!vsize || runs[r].vals) &&
-                       fwrite(chunk, ks, got, runs[r].f) == got;
-        /* Values in sorted order: idx[i] is still the chunk-local position of
-         * the i-th smallest key here. */
-        for (size_t i = 0; spilled && vsize && i < got; i += RUN_BUF) {
-            const size_t m = got - i < RUN_BUF ? got - i : RUN_BUF;
-            for (size_t j = 0; j < m; ++j) memcpy(vbuf + j * vsize, vchunk + idx[i + j] * vsize, vsize);
-            if (fseek(runs[r].f, runs[r].vals_offset + (long)(i * vsize), SEEK_SET) ||
-                fwrite(vbuf, vsize, m, runs[r].f) != m)
-                spilled = false;
-        }
-        if (job->argsort)
-            for (size_t i = 0; i < got; ++i) idx[i] += at;
-        if (spilled && job->argsort &&
-            (fseek(runs[r].f, runs[r].idx_offset, SEEK_SET) || fwrite(idx, 8, got, runs[r].f) != got))
-            spilled = false;
-        if (!spilled) {
-            app_error(job->prog, "cannot write sorted run %zu to a temporary file", r);
-            goto done;
-        }
-        at += got;
-        app_progress_update(&prog, at);
+        runs_step(&s1);
+    }
+    if (s1.rc != APP_EXIT_OK) {
+        app_error(job->prog, "%s", s1.err);
+        rc = s1.rc;
+        goto done;
     }
     app_progress_end(&prog);
-    free(chunk);
-    chunk = NULL;
+    for (int i = 0; i < 2; ++i) {
+        free(s1.buf[i].keys);
+        free(s1.buf[i].idx);
+        free(s1.buf[i].vals);
+        memset(&s1.buf[i], 0, sizeof s1.buf[i]);
+    }
 
     /* 2. merge */
-    app_timing_start(timing, "merge");
+    app_timing_start(timing, "write");
     const arr_dtype_t out_dtype = job->argsort ? ARR_I64 : job->key_file_dtype;
+    const size_t out_ks = arr_dtype_size(out_dtype);
     const size_t out_count = job->unique ? ARR_COUNT_UNKNOWN : n;
     arr_status_t ost = rs_output_open(&outs[0], job->out_path, job->out_format, out_dtype, out_count, err, sizeof err);
     if (ost != ARR_OK) {
@@ -275,7 +332,6 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
         rc = (int)ost;
         goto done;
     }
-    w = &outs[0];
     if (job->values_out_path) {
         ost = rs_output_open(&outs[1], job->values_out_path, job->out_format, vdtype, out_count, err, sizeof err);
         if (ost != ARR_OK) {
@@ -283,57 +339,84 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
             rc = (int)ost;
             goto done;
         }
-        vw = &outs[1];
     }
-    heap = malloc((nruns + 1) * sizeof(heap_item_t));
-    if (!heap) goto done;
-    size_t hn = 0;
-    for (size_t r = 0; r < nruns; ++r) {
-        if (runs[r].len == 0) continue;
-        if (run_fill(&runs[r], ks, vsize)) goto io_fail;
-        heap[hn].key = mapped(job->key, job->descending, runs[r].keys);
-        heap[hn].run = r;
-        ++hn;
+    /* Two windows in, two out: about as much memory as the two chunk
+       buffers above, which are gone. But at least 64 records a run: every
+       window and part pays a co-rank (binary searches in every run), which
+       must stay small beside the merge of its records, also with a memory
+       limit so small that there are thousands of runs. */
+    size_t window = chunk_n / 2 < MAX_WINDOW ? chunk_n / 2 : MAX_WINDOW;
+    if (window < MIN_WINDOW) window = MIN_WINDOW;
+    if (window < 64 * nruns) window = 64 * nruns;
+    if (window > n) window = n ? n : 1;
+    splits = calloc(4 * nruns + 2, sizeof *splits);
+    bool oom = !splits;
+    for (int i = 0; i < 2 && !oom; ++i) {
+        rs_window_t *w = &s2.win[i];
+        w->len = splits + 2 * nruns + (size_t)i * nruns;
+        w->at = malloc((nruns + 1) * sizeof *w->at);
+        w->keys = malloc(window * ks + 8);
+        w->idx = job->argsort ? malloc(window * 8 + 8) : NULL;
+        w->vals = vsize ? malloc(window * vsize + 8) : NULL;
+        merged[i].keys = malloc(window * out_ks + 8);
+        merged[i].vals = vsize ? malloc(window * vsize + 8) : NULL;
+        merged[i].part_at = malloc(2 * (size_t)threads * sizeof(size_t));
+        merged[i].part_n = merged[i].part_at ? merged[i].part_at + threads : NULL;
+        oom = !w->at || !w->keys || (job->argsort && !w->idx) || (vsize && (!w->vals || !merged[i].vals)) ||
+              !merged[i].keys || !merged[i].part_at;
     }
-    for (size_t i = hn / 2; i-- > 0;) sift_down(heap, hn, i);
+    if (oom) {
+        app_error(job->prog, "out of host memory for merge windows of %zu keys", window);
+        goto done;
+    }
+    rs_merge_cfg_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.map = map;
+    cfg.ks = ks;
+    cfg.out_dtype = out_dtype;
+    cfg.out_ks = out_ks;
+    cfg.vsize = vsize;
+    cfg.argsort = job->argsort;
+    cfg.unique = job->unique;
+    cfg.parts = threads;
+    s2.spill = &spill;
+    s2.from = splits;
+    s2.to = splits + nruns;
+    s2.window = window;
+    s2.n = n;
+    s2.unique = job->unique;
+    s3.keys = &outs[0];
+    s3.vals = job->values_out_path ? &outs[1] : NULL;
+    s3.out_ks = out_ks;
+    s3.vsize = vsize;
+    const size_t nwin = (n + window - 1) / window;
     app_progress_begin(&prog, job->prog, "merging", n, job->quiet);
-    unsigned char outk[8];
-    uint64_t last = 0;
-    size_t done_n = 0, written = 0;
-    while (hn) {
-        run_t *r = &runs[heap[0].run];
-        const uint64_t key = heap[0].key;
-        const unsigned char *kp = r->keys + r->buf_at * ks;
-        const uint64_t id = r->idx ? r->idx[r->buf_at] : 0;
-        if (!job->unique || written == 0 || key != last) {
-            arr_status_t st;
-            if (job->argsort) {
-                int64_t v = (int64_t)id;
-                st = rs_output_write(w, &v, 1, err, sizeof err);
-            } else {
-                memcpy(outk, kp, ks);
-                rs_narrow(job->key_file_dtype, outk, 1);
-                st = rs_output_write(w, outk, 1, err, sizeof err);
-            }
-            if (st == ARR_OK && vw) st = rs_output_write(vw, r->vals + r->buf_at * vsize, 1, err, sizeof err);
-            if (st != ARR_OK) {
-                app_error(job->prog, "%s", err);
-                rc = (int)st;
-                goto done;
-            }
-            ++written;
-            last = key;
+    if (nwin) rs_bg_start(&bg_read, read_step, &s2);
+    for (size_t w = 0; w < nwin; ++w) {
+        wait_step(&bg_read, timing, NULL, NULL, "read back");
+        if (s2.rc != APP_EXIT_OK) {
+            app_error(job->prog, "%s", s2.err);
+            rc = s2.rc;
+            goto done;
         }
-        ++r->next;
-        if (++r->buf_at == r->buf_n) {
-            if (r->next < r->len) {
-                if (run_fill(r, ks, vsize)) goto io_fail;
-            }
+        s2.next = w + 1;
+        if (w + 1 < nwin) rs_bg_start(&bg_read, read_step, &s2);
+        app_timing_start(timing, "merge");
+        if (rs_merge_window(&cfg, &s2.win[w % 2], &merged[w % 2], threads)) {
+            app_error(job->prog, "out of host memory for the merge of %zu runs", nruns);
+            goto done;
         }
-        if (r->next < r->len) heap[0].key = mapped(job->key, job->descending, r->keys + r->buf_at * ks);
-        else heap[0] = heap[--hn];
-        sift_down(heap, hn, 0);
-        if ((++done_n & 0xffff) == 0) app_progress_update(&prog, done_n);
+        wait_step(&bg_write, timing, NULL, NULL, "write");
+        if (s3.rc != ARR_OK) break;
+        s3.m = &merged[w % 2];
+        rs_bg_start(&bg_write, write_step, &s3);
+        app_progress_update(&prog, (w + 1) * window < n ? (w + 1) * window : n);
+    }
+    wait_step(&bg_write, timing, NULL, NULL, "write");
+    if (s3.rc != ARR_OK) {
+        app_error(job->prog, "%s", s3.err);
+        rc = s3.rc;
+        goto done;
     }
     app_progress_end(&prog);
     app_timing_start(timing, "write");
@@ -355,28 +438,30 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
         goto done;
     }
     rc = APP_EXIT_OK;
-    goto done;
-io_fail:
-    app_error(job->prog, "cannot read back a temporary sorted run");
-    rc = APP_EXIT_INTERNAL;
 done:
+    /* Every background step ends before anything it uses is freed. */
+    rs_bg_wait(&bg_runs);
+    rs_bg_wait(&bg_read);
+    rs_bg_wait(&bg_write);
     app_timing_stop(timing);
     app_progress_end(&prog);
     rs_output_abort(&outs[0]);
     rs_output_abort(&outs[1]);
     arr_reader_close(rd);
     arr_reader_close(vrd);
-    for (size_t r = 0; runs && r < nruns; ++r) {
-        if (runs[r].f) fclose(runs[r].f);
-        free(runs[r].keys);
-        free(runs[r].idx);
-        free(runs[r].vals);
+    rs_spill_close(&spill);
+    for (int i = 0; i < 2; ++i) {
+        free(s1.buf[i].keys);
+        free(s1.buf[i].idx);
+        free(s1.buf[i].vals);
+        free(s2.win[i].at);
+        free(s2.win[i].keys);
+        free(s2.win[i].idx);
+        free(s2.win[i].vals);
+        free(merged[i].keys);
+        free(merged[i].vals);
+        free(merged[i].part_at);
     }
-    free(runs);
-    free(heap);
-    free(chunk);
-    free(idx);
-    free(vchunk);
-    free(vbuf);
+    free(splits);
     return rc;
 }
