@@ -72,9 +72,10 @@ int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
 }
 
 /* ---- 1. sorted runs -------------------------------------------------------
- * Two chunk buffers: while the caller sorts one chunk, a background step
- * spills the previous chunk's run and then reads the next chunk into the
- * buffer that spill has freed. */
+ * While the caller sorts chunk i, background steps spill run i - 1 and read
+ * chunk i + 1. With three chunk buffers the two run side by side; with two
+ * (when the permutation's buffers leave no room for a third) the read waits
+ * for the spill to free the buffer it reads into. */
 
 typedef struct chunk_buf {
     unsigned char *keys; /* room for the chunk widened to the sort type */
@@ -83,51 +84,60 @@ typedef struct chunk_buf {
     size_t got;          /* records in it */
 } chunk_buf_t;
 
-typedef struct runs_step {
+typedef struct runs_ctx {
     const rs_job_t *job;
     arr_reader_t *rd, *vrd;
     rs_spill_t *spill;
-    chunk_buf_t buf[2]; /* chunk i in buf[i % 2] */
+    chunk_buf_t buf[3]; /* chunk i in buf[i % nbuf] */
+    unsigned nbuf;
     size_t chunk;
     size_t spill_run, read_run; /* this step's work; SIZE_MAX: none */
     double spill_done;          /* app_now() when the step's spill ended */
-    int rc;                     /* exit code of the first failure, the message in err */
-    char err[512];
-} runs_step_t;
+    int spill_rc, read_rc;      /* exit codes of failures, the messages in the errs */
+    char spill_err[512], read_err[512];
+} runs_ctx_t;
 
-static void runs_step(void *p) {
-    runs_step_t *x = p;
+static void spill_part(void *p) {
+    runs_ctx_t *x = p;
     if (x->spill_run != SIZE_MAX) {
         const size_t r = x->spill_run;
-        const chunk_buf_t *b = &x->buf[r % 2];
-        if (rs_spill_run(x->spill, r, b->keys, b->idx, (uint64_t)r * x->chunk, b->vals, b->got, x->err,
-                         sizeof x->err)) {
-            x->rc = APP_EXIT_INTERNAL;
-            return;
-        }
+        const chunk_buf_t *b = &x->buf[r % x->nbuf];
+        if (rs_spill_run(x->spill, r, b->keys, b->idx, (uint64_t)r * x->chunk, b->vals, b->got, x->spill_err,
+                         sizeof x->spill_err))
+            x->spill_rc = APP_EXIT_INTERNAL;
     }
     x->spill_done = app_now();
+}
+
+static void read_part(void *p) {
+    runs_ctx_t *x = p;
     if (x->read_run == SIZE_MAX) return;
     const rs_job_t *job = x->job;
-    chunk_buf_t *b = &x->buf[x->read_run % 2];
-    arr_status_t st = arr_reader_read(x->rd, b->keys, x->chunk, &b->got, x->err, sizeof x->err);
+    chunk_buf_t *b = &x->buf[x->read_run % x->nbuf];
+    arr_status_t st = arr_reader_read(x->rd, b->keys, x->chunk, &b->got, x->read_err, sizeof x->read_err);
     if (st != ARR_OK) {
-        x->rc = (int)st;
+        x->read_rc = (int)st;
         return;
     }
     rs_widen(job->key_file_dtype, b->keys, b->got);
     if (!x->vrd) return;
     size_t vgot = 0;
-    st = arr_reader_read(x->vrd, b->vals, x->chunk, &vgot, x->err, sizeof x->err);
+    st = arr_reader_read(x->vrd, b->vals, x->chunk, &vgot, x->read_err, sizeof x->read_err);
     if (st != ARR_OK) {
-        x->rc = (int)st;
+        x->read_rc = (int)st;
         return;
     }
     if (vgot != b->got) {
-        snprintf(x->err, sizeof x->err, "%s: ended after %zu values, before the keys of %s", job->values_path,
-                 x->read_run * x->chunk + vgot, job->in_path);
-        x->rc = APP_EXIT_USAGE;
+        snprintf(x->read_err, sizeof x->read_err, "%s: ended after %zu values, before the keys of %s",
+                 job->values_path, x->read_run * x->chunk + vgot, job->in_path);
+        x->read_rc = APP_EXIT_USAGE;
     }
+}
+
+static void spill_then_read(void *p) {
+    runs_ctx_t *x = p;
+    spill_part(x);
+    if (x->spill_rc == APP_EXIT_OK) read_part(x);
 }
 
 /* Waits for a background step that did `first` and then `second`, and
@@ -212,8 +222,8 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     rs_spill_t spill;
     memset(&spill, 0, sizeof spill);
     spill.fd = -1;
-    rs_bg_t bg_runs = {0}, bg_read = {0}, bg_write = {0};
-    runs_step_t s1;
+    rs_bg_t bg_spill = {0}, bg_read = {0}, bg_write = {0};
+    runs_ctx_t s1;
     memset(&s1, 0, sizeof s1);
     read_step_t s2;
     memset(&s2, 0, sizeof s2);
@@ -274,7 +284,10 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     s1.vrd = vrd;
     s1.spill = &spill;
     s1.chunk = chunk_n;
-    for (int i = 0; i < 2; ++i) {
+    /* A third buffer for keys alone: three and the CPU sort's scratch copy
+       are the four key copies main.c's memory budget counts a key. */
+    s1.nbuf = need_idx ? 2 : 3;
+    for (unsigned i = 0; i < s1.nbuf; ++i) {
         chunk_buf_t *b = &s1.buf[i];
         b->keys = malloc(chunk_n * (ks > 4 ? ks : 4) + 8);
         b->idx = need_idx ? malloc(chunk_n * 8 + 8) : NULL;
@@ -287,34 +300,43 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     app_progress_begin(&prog, job->prog, "sorting chunks", n, job->quiet);
     s1.spill_run = SIZE_MAX;
     s1.read_run = nruns ? 0 : SIZE_MAX;
-    runs_step(&s1);
-    for (size_t r = 0; r < nruns && s1.rc == APP_EXIT_OK; ++r) {
+    read_part(&s1);
+    for (size_t r = 0; r < nruns && !s1.spill_rc && !s1.read_rc; ++r) {
         s1.spill_run = r ? r - 1 : SIZE_MAX;
         s1.read_run = r + 1 < nruns ? r + 1 : SIZE_MAX;
-        rs_bg_start(&bg_runs, runs_step, &s1);
+        if (s1.nbuf == 3) {
+            rs_bg_start(&bg_spill, spill_part, &s1);
+            rs_bg_start(&bg_read, read_part, &s1);
+        } else {
+            rs_bg_start(&bg_spill, spill_then_read, &s1);
+        }
         app_timing_start(timing, "compute");
-        const chunk_buf_t *b = &s1.buf[r % 2];
+        const chunk_buf_t *b = &s1.buf[r % s1.nbuf];
         const int src = rs_sort_host(job, b->keys, b->idx, b->got);
-        wait_step(&bg_runs, timing, &s1.spill_done, "spill", "read");
+        if (s1.nbuf == 3) {
+            wait_step(&bg_spill, timing, NULL, NULL, "spill");
+            wait_step(&bg_read, timing, NULL, NULL, "read");
+        } else {
+            wait_step(&bg_spill, timing, &s1.spill_done, "spill", "read");
+        }
         if (src != APP_EXIT_OK) {
             rc = src;
             goto done;
         }
         app_progress_update(&prog, (r + 1) * chunk_n < n ? (r + 1) * chunk_n : n);
     }
-    if (s1.rc == APP_EXIT_OK && nruns) {
+    if (!s1.spill_rc && !s1.read_rc && nruns) {
         s1.spill_run = nruns - 1;
-        s1.read_run = SIZE_MAX;
         app_timing_start(timing, "spill");
-        runs_step(&s1);
+        spill_part(&s1);
     }
-    if (s1.rc != APP_EXIT_OK) {
-        app_error(job->prog, "%s", s1.err);
-        rc = s1.rc;
+    if (s1.spill_rc || s1.read_rc) {
+        app_error(job->prog, "%s", s1.spill_rc ? s1.spill_err : s1.read_err);
+        rc = s1.spill_rc ? s1.spill_rc : s1.read_rc;
         goto done;
     }
     app_progress_end(&prog);
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 3; ++i) {
         free(s1.buf[i].keys);
         free(s1.buf[i].idx);
         free(s1.buf[i].vals);
@@ -440,7 +462,7 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     rc = APP_EXIT_OK;
 done:
     /* Every background step ends before anything it uses is freed. */
-    rs_bg_wait(&bg_runs);
+    rs_bg_wait(&bg_spill);
     rs_bg_wait(&bg_read);
     rs_bg_wait(&bg_write);
     app_timing_stop(timing);
@@ -450,10 +472,12 @@ done:
     arr_reader_close(rd);
     arr_reader_close(vrd);
     rs_spill_close(&spill);
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 3; ++i) {
         free(s1.buf[i].keys);
         free(s1.buf[i].idx);
         free(s1.buf[i].vals);
+    }
+    for (int i = 0; i < 2; ++i) {
         free(s2.win[i].at);
         free(s2.win[i].keys);
         free(s2.win[i].idx);

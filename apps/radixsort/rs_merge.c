@@ -7,10 +7,12 @@
 void rs_keymap_init(rs_keymap_t *m, libscan_dtype_t key, bool descending) {
     memset(m, 0, sizeof *m);
     m->size = libscan_dtype_size(key);
-    m->sign = (uint64_t)1 << (8 * m->size - 1);
-    m->is_float = key == LIBSCAN_F32 || key == LIBSCAN_F64;
-    if (key == LIBSCAN_I32 || key == LIBSCAN_I64) m->flip = m->sign;
-    if (descending) m->desc = m->sign | (m->sign - 1);
+    m->shift = (unsigned)(8 * m->size - 1);
+    const uint64_t sign = (uint64_t)1 << m->shift;
+    m->low = sign - 1;
+    if (key == LIBSCAN_F32 || key == LIBSCAN_F64) m->fbit = 1;
+    if (key == LIBSCAN_F32 || key == LIBSCAN_F64 || key == LIBSCAN_I32 || key == LIBSCAN_I64) m->xorc = sign;
+    if (descending) m->xorc ^= sign | m->low;
 }
 
 void rs_corank(size_t k, const size_t *len, size_t t, uint64_t vlo, uint64_t vhi, rs_count_fn count, void *ctx,
@@ -83,51 +85,66 @@ typedef struct leaf {
     size_t pos, end;
 } leaf_t;
 
+/* Inlined into each key width's copy of the merge, where ks is a constant. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RS_INLINE static inline __attribute__((always_inline))
+#else
+#define RS_INLINE static inline
+#endif
+
+RS_INLINE void copy_bytes(unsigned char *d, const unsigned char *s, size_t n) {
+    switch (n) {
+    case 1: d[0] = s[0]; break;
+    case 2: memcpy(d, s, 2); break;
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    default: memcpy(d, s, n); break;
+    }
+}
+
 /* Writes the leaf's current record at output slot o. */
-static inline void emit(const rs_merge_cfg_t *c, const leaf_t *l, unsigned char *okeys, unsigned char *ovals,
-                        size_t o) {
-    const unsigned char *k = l->keys + l->pos * c->ks;
-    unsigned char *d = okeys + o * c->out_ks;
+RS_INLINE void emit(const rs_merge_cfg_t *c, const leaf_t *l, unsigned char *okeys, unsigned char *ovals, size_t o,
+                    const size_t ks) {
+    const unsigned char *k = l->keys + l->pos * ks;
     if (c->argsort) {
         const int64_t p = (int64_t)l->idx[l->pos];
-        memcpy(d, &p, 8);
-    } else if (c->out_ks == c->ks) {
-        switch (c->ks) {
-        case 1: d[0] = k[0]; break;
-        case 2: memcpy(d, k, 2); break;
-        case 4: memcpy(d, k, 4); break;
-        default: memcpy(d, k, 8); break;
-        }
+        memcpy(okeys + o * 8, &p, 8);
+    } else if (c->out_ks == ks) {
+        copy_bytes(okeys + o * ks, k, ks);
     } else { /* int8/int16 keys, sorted widened to int32 */
         int32_t x;
         memcpy(&x, k, 4);
         if (c->out_ks == 1) {
             const int8_t y = (int8_t)x;
-            memcpy(d, &y, 1);
+            memcpy(okeys + o, &y, 1);
         } else {
             const int16_t y = (int16_t)x;
-            memcpy(d, &y, 2);
+            memcpy(okeys + o * 2, &y, 2);
         }
     }
-    if (ovals) memcpy(ovals + o * c->vsize, l->vals + l->pos * c->vsize, c->vsize);
+    if (ovals) copy_bytes(ovals + o * c->vsize, l->vals + l->pos * c->vsize, c->vsize);
 }
 
-/* Loser tree over m >= 1 leaves: lkey/ltie hold each leaf's current mapped
- * key and tie rank (the leaf's index, or nleaf + index once exhausted, so an
- * exhausted leaf loses to every key, UINT64_MAX included); node[1..nleaf)
- * the loser of each match. Leaves are in run order, so equal keys go to the
- * earlier run. */
-static inline bool beats(const uint64_t *lkey, const size_t *ltie, size_t a, size_t b) {
-    return lkey[a] < lkey[b] || (lkey[a] == lkey[b] && ltie[a] < ltie[b]);
+/* A loser tree over the leaves (the part's non-empty slices in run order,
+ * padded to nleaf, a power of two): key[i] and tie[i] are leaf i's current
+ * mapped key and tie rank (i; nleaf + i once exhausted, so an exhausted leaf
+ * loses to every key, UINT64_MAX included), node[1..nleaf) the loser of
+ * each match. With packed (keys of 4 bytes or less), key[i] holds the mapped
+ * key above the tie rank, so one comparison decides a match. */
+RS_INLINE bool wins(const uint64_t *key, const size_t *tie, size_t a, size_t b, const bool packed) {
+    if (packed) return key[a] < key[b];
+    return key[a] < key[b] || (key[a] == key[b] && tie[a] < tie[b]);
 }
 
-/* Merges [st, en) of every run into out slots from o; returns the records
- * written (fewer than the ranks with --unique). */
-static size_t merge_part(const rs_merge_cfg_t *c, const rs_window_t *w, const size_t *st, const size_t *en,
-                         bool has_prev, uint64_t prev, unsigned char *okeys, unsigned char *ovals, size_t o,
-                         size_t *words) {
-    const size_t ks = c->ks;
-    /* The non-empty slices, in run order, padded to a power of two. */
+RS_INLINE uint64_t leaf_key(uint64_t mapped, size_t tie, const bool packed) {
+    return packed ? mapped << 32 | tie : mapped;
+}
+
+/* Merges [st, en) of every run into output slots from o; returns the
+ * records written (fewer than the ranks with --unique). */
+RS_INLINE size_t merge_part_k(const rs_merge_cfg_t *c, const rs_window_t *w, const size_t *st, const size_t *en,
+                              bool has_prev, uint64_t prev, unsigned char *okeys, unsigned char *ovals, size_t o,
+                              size_t *words, const size_t ks, const bool packed) {
     size_t m = 0;
     for (size_t r = 0; r < w->k; ++r)
         if (en[r] > st[r]) ++m;
@@ -135,10 +152,11 @@ static size_t merge_part(const rs_merge_cfg_t *c, const rs_window_t *w, const si
     size_t nleaf = 1;
     while (nleaf < m) nleaf *= 2;
     leaf_t *leaves = (leaf_t *)words;
-    uint64_t *lkey = (uint64_t *)(leaves + nleaf);
-    size_t *ltie = (size_t *)(lkey + nleaf);
-    size_t *node = ltie + nleaf;     /* nleaf entries, [0] unused */
-    size_t *win = node + nleaf;      /* 2 * nleaf: winners while building */
+    uint64_t *key = (uint64_t *)(leaves + nleaf);
+    size_t *tie = (size_t *)(key + nleaf);
+    size_t *node = tie + nleaf; /* nleaf entries, [0] unused */
+    size_t *win = node + nleaf; /* 2 * nleaf: winners while building */
+    const rs_keymap_t map = c->map;
     size_t total = 0;
     m = 0;
     for (size_t r = 0; r < w->k; ++r) {
@@ -149,48 +167,73 @@ static size_t merge_part(const rs_merge_cfg_t *c, const rs_window_t *w, const si
         l->vals = w->vals ? w->vals + w->at[r] * c->vsize : NULL;
         l->pos = st[r];
         l->end = en[r];
-        lkey[m] = rs_map_key(&c->map, l->keys + l->pos * ks);
-        ltie[m] = m;
+        key[m] = leaf_key(rs_map_bits(&map, rs_load_key(l->keys + l->pos * ks, ks)), m, packed);
+        tie[m] = m;
         total += en[r] - st[r];
         ++m;
     }
     for (size_t i = m; i < nleaf; ++i) {
-        lkey[i] = UINT64_MAX;
-        ltie[i] = nleaf + i;
+        key[i] = leaf_key(packed ? UINT32_MAX : UINT64_MAX, nleaf + i, packed);
+        tie[i] = nleaf + i;
     }
     for (size_t i = 0; i < nleaf; ++i) win[nleaf + i] = i;
     for (size_t n = nleaf; n-- > 1;) {
         const size_t a = win[2 * n], b = win[2 * n + 1];
-        const bool ab = beats(lkey, ltie, a, b);
+        const bool ab = wins(key, tie, a, b, packed);
         win[n] = ab ? a : b;
         node[n] = ab ? b : a;
     }
     size_t top = nleaf > 1 ? win[1] : 0, written = 0;
+    const bool unique = c->unique;
     for (size_t i = 0; i < total; ++i) {
         leaf_t *l = &leaves[top];
-        const uint64_t key = lkey[top];
-        if (!c->unique || !has_prev || key != prev) {
-            emit(c, l, okeys, ovals, o + written);
+        const uint64_t mk = packed ? key[top] >> 32 : key[top];
+        if (!unique || !has_prev || mk != prev) {
+            emit(c, l, okeys, ovals, o + written, ks);
             ++written;
-            prev = key;
+            prev = mk;
             has_prev = true;
         }
         if (++l->pos < l->end) {
-            lkey[top] = rs_map_key(&c->map, l->keys + l->pos * ks);
+            key[top] = leaf_key(rs_map_bits(&map, rs_load_key(l->keys + l->pos * ks, ks)), top, packed);
         } else {
-            lkey[top] = UINT64_MAX;
-            ltie[top] = nleaf + top;
+            key[top] = leaf_key(packed ? UINT32_MAX : UINT64_MAX, nleaf + top, packed);
+            tie[top] = nleaf + top;
         }
+        /* Replay without branches: on random keys each match is a coin
+           toss, and a mispredicted branch costs more than the match. */
         size_t cur = top;
-        for (size_t n = (nleaf + top) / 2; n >= 1; n /= 2)
-            if (beats(lkey, ltie, node[n], cur)) {
-                const size_t t = node[n];
-                node[n] = cur;
-                cur = t;
-            }
+        uint64_t ck = key[cur];
+        size_t ct = tie[cur];
+        for (size_t n = (nleaf + top) / 2; n >= 1; n /= 2) {
+            const size_t other = node[n];
+            const uint64_t ok = key[other];
+            const size_t ot = packed ? 0 : tie[other];
+            const bool w = packed ? ok < ck : ok < ck || (ok == ck && ot < ct);
+            const size_t mask = (size_t)0 - (size_t)w;
+            const size_t swap = (cur ^ other) & mask;
+            node[n] = other ^ swap;
+            cur ^= swap;
+            ck ^= (ck ^ ok) & (uint64_t)mask;
+            if (!packed) ct ^= (ct ^ ot) & mask;
+        }
         top = cur;
     }
     return written;
+}
+
+/* One copy of the merge a key width. */
+static size_t merge_part(const rs_merge_cfg_t *c, const rs_window_t *w, const size_t *st, const size_t *en,
+                         bool has_prev, uint64_t prev, unsigned char *okeys, unsigned char *ovals, size_t o,
+                         size_t *words) {
+    if (w->k >= (size_t)1 << 31) /* tie ranks too wide to pack beside a key */
+        return merge_part_k(c, w, st, en, has_prev, prev, okeys, ovals, o, words, c->ks, false);
+    switch (c->ks) {
+    case 1: return merge_part_k(c, w, st, en, has_prev, prev, okeys, ovals, o, words, 1, true);
+    case 2: return merge_part_k(c, w, st, en, has_prev, prev, okeys, ovals, o, words, 2, true);
+    case 4: return merge_part_k(c, w, st, en, has_prev, prev, okeys, ovals, o, words, 4, true);
+    default: return merge_part_k(c, w, st, en, has_prev, prev, okeys, ovals, o, words, 8, false);
+    }
 }
 
 /* size_t words of scratch for one part over k runs: splits and co-rank

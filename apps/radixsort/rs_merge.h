@@ -33,29 +33,35 @@
 #include "common/array_io.h"
 #include <libscan/sort.h>
 
-/* The map of one key type and direction. */
+/* The map of one key type and direction, branch-free: x ^ (floats with the
+ * sign bit set: every bit below it) ^ xorc. */
 typedef struct rs_keymap {
     size_t size;    /* key bytes: 1, 2, 4 or 8 */
-    uint64_t sign;  /* the key's sign bit */
-    uint64_t flip;  /* signed integers: the sign bit; others 0 */
-    uint64_t desc;  /* descending: all the key's bits; else 0 */
-    bool is_float;
+    unsigned shift; /* the sign bit's position */
+    uint64_t fbit;  /* floats 1, others 0 */
+    uint64_t low;   /* the bits below the sign bit */
+    uint64_t xorc;  /* signed and floats: the sign bit; descending: then every bit flipped */
 } rs_keymap_t;
 
 void rs_keymap_init(rs_keymap_t *m, libscan_dtype_t key, bool descending);
 
-/* The mapped key at p (native byte order). */
-static inline uint64_t rs_map_key(const rs_keymap_t *m, const unsigned char *p) {
-    uint64_t x;
-    switch (m->size) {
-    case 1: x = p[0]; break;
-    case 2: { uint16_t v; memcpy(&v, p, 2); x = v; break; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); x = v; break; }
-    default: memcpy(&x, p, 8); break;
+/* The key of `size` bytes at p (native byte order), zero-extended. */
+static inline uint64_t rs_load_key(const unsigned char *p, size_t size) {
+    switch (size) {
+    case 1: return p[0];
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
     }
-    if (m->is_float) x ^= (x & m->sign) ? (m->sign | (m->sign - 1)) : m->sign;
-    else x ^= m->flip;
-    return x ^ m->desc;
+}
+
+static inline uint64_t rs_map_bits(const rs_keymap_t *m, uint64_t x) {
+    return x ^ ((0 - ((x >> m->shift) & m->fbit)) & m->low) ^ m->xorc;
+}
+
+/* The mapped key at p. */
+static inline uint64_t rs_map_key(const rs_keymap_t *m, const unsigned char *p) {
+    return rs_map_bits(m, rs_load_key(p, m->size));
 }
 
 /* How many of run r's records have a mapped key < v (inclusive false) or
