@@ -71,6 +71,8 @@ int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
     return APP_EXIT_OK;
 }
 
+#define MIN_OVERLAP 1024 /* records a chunk for the chunk's I/O to run beside its sort */
+
 /* ---- 1. sorted runs -------------------------------------------------------
  * While the caller sorts chunk i, background steps spill run i - 1 and read
  * chunk i + 1. With three chunk buffers the two run side by side; with two
@@ -207,285 +209,310 @@ static void write_step(void *p) {
 #define MAX_WINDOW ((size_t)1 << 24) /* ranks a window: a few dozen windows keep the pipeline full */
 #define MIN_WINDOW ((size_t)4096)
 
-/* Values travel with their runs: each chunk's values are read beside its
+/* ---- the whole sort ---------------------------------------------------------
+ * Values travel with their runs: each chunk's values are read beside its
  * keys and spilled after them in the run's sorted order (through the chunk
  * sort's permutation), so a window reads them beside its keys. */
-int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
-    char err[512];
-    int rc = APP_EXIT_INTERNAL;
-    arr_reader_t *rd = NULL, *vrd = NULL;
+
+typedef struct chunked {
+    const rs_job_t *job;
+    app_timing_t *tm;
+    app_progress_t prog;
+    arr_reader_t *rd, *vrd;
     /* outs[0]: the keys (or argsort's positions), outs[1]: the values;
        published together at the end (rs_output.h). */
     rs_output_t outs[2];
-    memset(outs, 0, sizeof outs);
-    outs[0].slot = outs[1].slot = -1;
     rs_spill_t spill;
-    memset(&spill, 0, sizeof spill);
-    spill.fd = -1;
-    rs_bg_t bg_spill = {0}, bg_read = {0}, bg_write = {0};
+    rs_keymap_t map;
+    size_t n, ks, vsize, chunk, nruns;
+    bool need_idx; /* the chunk sort returns its permutation (--argsort, values) */
+    unsigned threads;
+    rs_bg_t bg_spill, bg_read, bg_write;
     runs_ctx_t s1;
-    memset(&s1, 0, sizeof s1);
     read_step_t s2;
-    memset(&s2, 0, sizeof s2);
     write_step_t s3;
-    memset(&s3, 0, sizeof s3);
     rs_merged_t merged[2];
-    memset(merged, 0, sizeof merged);
-    size_t *splits = NULL;
-    app_progress_t prog;
-    memset(&prog, 0, sizeof prog);
-    const size_t ks = libscan_dtype_size(job->key);
-    /* The chunk sort returns its permutation for --argsort (spilled with the
-     * run) and for values (applied to the chunk's values as they spill). */
-    const bool need_idx = job->argsort || job->values_path;
-    size_t vsize = 0;
+    size_t *splits;
+} chunked_t;
+
+/* Phase 1: every chunk sorted and spilled. Returns an exit code, the error
+ * printed. */
+static int make_runs(chunked_t *c) {
+    const rs_job_t *job = c->job;
+    runs_ctx_t *s1 = &c->s1;
+    s1->job = job;
+    s1->rd = c->rd;
+    s1->vrd = c->vrd;
+    s1->spill = &c->spill;
+    s1->chunk = c->chunk;
+    /* A third buffer for keys alone: three and the CPU sort's scratch copy
+       are the four key copies main.c's memory budget counts a key. */
+    s1->nbuf = c->need_idx ? 2 : 3;
+    for (unsigned i = 0; i < s1->nbuf; ++i) {
+        chunk_buf_t *b = &s1->buf[i];
+        b->keys = malloc(c->chunk * (c->ks > 4 ? c->ks : 4) + 8);
+        b->idx = c->need_idx ? malloc(c->chunk * 8 + 8) : NULL;
+        b->vals = c->vsize ? malloc(c->chunk * c->vsize + 8) : NULL;
+        if (!b->keys || (c->need_idx && !b->idx) || (c->vsize && !b->vals)) {
+            app_error(job->prog, "out of host memory for chunks of %zu keys", c->chunk);
+            return APP_EXIT_INTERNAL;
+        }
+    }
+    app_progress_begin(&c->prog, job->prog, "sorting chunks", c->n, job->quiet);
+    app_timing_start(c->tm, "read");
+    s1->spill_run = SIZE_MAX;
+    s1->read_run = 0;
+    read_part(s1);
+    for (size_t r = 0; r < c->nruns && !s1->spill_rc && !s1->read_rc; ++r) {
+        s1->spill_run = r ? r - 1 : SIZE_MAX;
+        s1->read_run = r + 1 < c->nruns ? r + 1 : SIZE_MAX;
+        if (c->chunk < MIN_OVERLAP) { /* runs this small: two threads a run cost more than they save */
+            app_timing_start(c->tm, "spill");
+            spill_then_read(s1);
+        } else if (s1->nbuf == 3) {
+            rs_bg_start(&c->bg_spill, spill_part, s1);
+            rs_bg_start(&c->bg_read, read_part, s1);
+        } else {
+            rs_bg_start(&c->bg_spill, spill_then_read, s1);
+        }
+        app_timing_start(c->tm, "compute");
+        const chunk_buf_t *b = &s1->buf[r % s1->nbuf];
+        const int src = rs_sort_host(job, b->keys, b->idx, b->got);
+        if (s1->nbuf == 3) {
+            wait_step(&c->bg_spill, c->tm, NULL, NULL, "spill");
+            wait_step(&c->bg_read, c->tm, NULL, NULL, "read");
+        } else {
+            wait_step(&c->bg_spill, c->tm, &s1->spill_done, "spill", "read");
+        }
+        if (src != APP_EXIT_OK) return src;
+        app_progress_update(&c->prog, (r + 1) * c->chunk < c->n ? (r + 1) * c->chunk : c->n);
+    }
+    if (!s1->spill_rc && !s1->read_rc) {
+        s1->spill_run = c->nruns - 1;
+        app_timing_start(c->tm, "spill");
+        spill_part(s1);
+    }
+    app_progress_end(&c->prog);
+    if (s1->spill_rc || s1->read_rc) {
+        app_error(job->prog, "%s", s1->spill_rc ? s1->spill_err : s1->read_err);
+        return s1->spill_rc ? s1->spill_rc : s1->read_rc;
+    }
+    for (int i = 0; i < 3; ++i) {
+        free(s1->buf[i].keys);
+        free(s1->buf[i].idx);
+        free(s1->buf[i].vals);
+        memset(&s1->buf[i], 0, sizeof s1->buf[i]);
+    }
+    return APP_EXIT_OK;
+}
+
+/* Phase 2: the runs merged into the outputs (not yet committed). Returns an
+ * exit code, the error printed. */
+static int merge_runs(chunked_t *c) {
+    const rs_job_t *job = c->job;
+    const size_t nruns = c->nruns, n = c->n;
+    const arr_dtype_t out_dtype = job->argsort ? ARR_I64 : job->key_file_dtype;
+    const size_t out_ks = arr_dtype_size(out_dtype);
+    /* Two windows in, two out: about as much memory as the chunk buffers of
+       phase 1, which are gone. But at least 64 records a run: every window
+       and part pays a co-rank (binary searches in every run), which must
+       stay small beside the merge of its records, also with a memory limit
+       so small that there are thousands of runs. */
+    size_t window = c->chunk / 2 < MAX_WINDOW ? c->chunk / 2 : MAX_WINDOW;
+    if (window < MIN_WINDOW) window = MIN_WINDOW;
+    if (window < 64 * nruns) window = 64 * nruns;
+    if (window > n) window = n;
+    read_step_t *s2 = &c->s2;
+    write_step_t *s3 = &c->s3;
+    c->splits = calloc(4 * nruns, sizeof *c->splits);
+    bool oom = !c->splits;
+    for (int i = 0; i < 2 && !oom; ++i) {
+        rs_window_t *w = &s2->win[i];
+        rs_merged_t *m = &c->merged[i];
+        w->len = c->splits + (2 + (size_t)i) * nruns;
+        w->at = malloc(nruns * sizeof *w->at);
+        w->keys = malloc(window * c->ks);
+        w->idx = job->argsort ? malloc(window * 8) : NULL;
+        w->vals = c->vsize ? malloc(window * c->vsize) : NULL;
+        m->keys = malloc(window * out_ks);
+        m->vals = c->vsize ? malloc(window * c->vsize) : NULL;
+        m->part_at = malloc(2 * (size_t)c->threads * sizeof(size_t));
+        m->part_n = m->part_at ? m->part_at + c->threads : NULL;
+        oom = !w->at || !w->keys || (job->argsort && !w->idx) || (c->vsize && (!w->vals || !m->vals)) || !m->keys ||
+              !m->part_at;
+    }
+    if (oom) {
+        app_error(job->prog, "out of host memory for merge windows of %zu keys", window);
+        return APP_EXIT_INTERNAL;
+    }
+    rs_merge_cfg_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.map = c->map;
+    cfg.ks = c->ks;
+    cfg.out_dtype = out_dtype;
+    cfg.out_ks = out_ks;
+    cfg.vsize = c->vsize;
+    cfg.argsort = job->argsort;
+    cfg.unique = job->unique;
+    cfg.parts = c->threads;
+    s2->spill = &c->spill;
+    s2->from = c->splits;
+    s2->to = c->splits + nruns;
+    s2->window = window;
+    s2->n = n;
+    s2->unique = job->unique;
+    s3->keys = &c->outs[0];
+    s3->vals = job->values_out_path ? &c->outs[1] : NULL;
+    s3->out_ks = out_ks;
+    s3->vsize = c->vsize;
+    const size_t nwin = (n + window - 1) / window;
+    app_progress_begin(&c->prog, job->prog, "merging", n, job->quiet);
+    rs_bg_start(&c->bg_read, read_step, s2);
+    for (size_t w = 0; w < nwin; ++w) {
+        wait_step(&c->bg_read, c->tm, NULL, NULL, "read back");
+        if (s2->rc != APP_EXIT_OK) {
+            app_error(job->prog, "%s", s2->err);
+            return s2->rc;
+        }
+        s2->next = w + 1;
+        if (w + 1 < nwin) rs_bg_start(&c->bg_read, read_step, s2);
+        app_timing_start(c->tm, "merge");
+        if (rs_merge_window(&cfg, &s2->win[w % 2], &c->merged[w % 2], c->threads)) {
+            app_error(job->prog, "out of host memory for the merge of %zu runs", nruns);
+            return APP_EXIT_INTERNAL;
+        }
+        wait_step(&c->bg_write, c->tm, NULL, NULL, "write");
+        if (s3->rc != APP_EXIT_OK) break;
+        s3->m = &c->merged[w % 2];
+        rs_bg_start(&c->bg_write, write_step, s3);
+        app_progress_update(&c->prog, (w + 1) * window < n ? (w + 1) * window : n);
+    }
+    wait_step(&c->bg_write, c->tm, NULL, NULL, "write");
+    app_progress_end(&c->prog);
+    if (s3->rc != APP_EXIT_OK) {
+        app_error(job->prog, "%s", s3->err);
+        return s3->rc;
+    }
+    return APP_EXIT_OK;
+}
+
+/* Opens the inputs and the outputs (before any work, so that a bad path is
+ * reported at once). Returns an exit code, the error printed. */
+static int open_files(chunked_t *c) {
+    const rs_job_t *job = c->job;
+    char err[512];
+    if (arr_reader_open(&c->rd, job->in_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
+        app_error(job->prog, "%s", err);
+        return APP_EXIT_USAGE;
+    }
+    c->n = arr_reader_count(c->rd);
+    arr_dtype_t vdtype = ARR_NONE;
+    if (job->values_path) {
+        if (arr_reader_open(&c->vrd, job->values_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
+            app_error(job->prog, "%s", err);
+            return APP_EXIT_USAGE;
+        }
+        if (arr_reader_count(c->vrd) != c->n) {
+            app_error(job->prog, "%s: has %zu values but %s has %zu keys", job->values_path,
+                      arr_reader_count(c->vrd), job->in_path, c->n);
+            return APP_EXIT_USAGE;
+        }
+        vdtype = arr_reader_dtype(c->vrd);
+        c->vsize = arr_dtype_size(vdtype);
+    }
+    const size_t count = job->unique ? ARR_COUNT_UNKNOWN : c->n;
+    const arr_dtype_t kdtype = job->argsort ? ARR_I64 : job->key_file_dtype;
+    arr_status_t st = rs_output_open(&c->outs[0], job->out_path, job->out_format, kdtype, count, err, sizeof err);
+    if (st == ARR_OK && job->values_out_path)
+        st = rs_output_open(&c->outs[1], job->values_out_path, job->out_format, vdtype, count, err, sizeof err);
+    if (st != ARR_OK) app_error(job->prog, "%s", err);
+    return (int)st;
+}
+
+/* Completes both outputs in their stages before either replaces anything,
+ * so a failure leaves the old keys and values files as they were. */
+static int commit_outputs(chunked_t *c) {
+    char err[512];
+    arr_status_t st = ARR_OK;
+    for (int i = 0; i < 2 && st == ARR_OK; ++i)
+        if (c->outs[i].path) st = rs_output_finish(&c->outs[i], err, sizeof err);
+    if (st == ARR_OK) st = rs_outputs_publish(c->outs, 2, err, sizeof err);
+    if (st != ARR_OK) app_error(c->job->prog, "%s", err);
+    return (int)st;
+}
+
+static void chunked_free(chunked_t *c) {
+    /* Every background step ends before anything it uses is freed. */
+    rs_bg_wait(&c->bg_spill);
+    rs_bg_wait(&c->bg_read);
+    rs_bg_wait(&c->bg_write);
+    app_progress_end(&c->prog);
+    rs_output_abort(&c->outs[0]);
+    rs_output_abort(&c->outs[1]);
+    arr_reader_close(c->rd);
+    arr_reader_close(c->vrd);
+    rs_spill_close(&c->spill);
+    for (int i = 0; i < 3; ++i) {
+        free(c->s1.buf[i].keys);
+        free(c->s1.buf[i].idx);
+        free(c->s1.buf[i].vals);
+    }
+    for (int i = 0; i < 2; ++i) {
+        free(c->s2.win[i].at);
+        free(c->s2.win[i].keys);
+        free(c->s2.win[i].idx);
+        free(c->s2.win[i].vals);
+        free(c->merged[i].keys);
+        free(c->merged[i].vals);
+        free(c->merged[i].part_at);
+    }
+    free(c->splits);
+    free(c);
+}
+
+int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
+    char err[512];
     unsigned threads = 1;
     if (rs_thread_count(&threads, err, sizeof err)) {
         app_error(job->prog, "%s", err);
         return APP_EXIT_USAGE;
     }
-    const unsigned io_threads = threads < 4 ? threads : 4;
-
+    chunked_t *c = calloc(1, sizeof *c);
+    if (!c) {
+        app_error(job->prog, "out of host memory");
+        return APP_EXIT_INTERNAL;
+    }
+    c->job = job;
+    c->tm = timing;
+    c->outs[0].slot = c->outs[1].slot = -1;
+    c->spill.fd = -1;
+    c->threads = threads;
+    c->ks = libscan_dtype_size(job->key);
+    c->need_idx = job->argsort || job->values_path;
     app_timing_start(timing, "read");
-    if (arr_reader_open(&rd, job->in_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
+    int rc = open_files(c);
+    if (rc == APP_EXIT_OK && c->n == 0) { /* nothing to sort (main.c sorts such inputs in memory) */
+        rc = commit_outputs(c);
+        chunked_free(c);
+        return rc;
+    }
+    c->chunk = job->chunk ? job->chunk : 1;
+    c->nruns = (c->n + c->chunk - 1) / c->chunk;
+    rs_keymap_init(&c->map, job->key, job->descending);
+    /* The runs' I/O: a few threads saturate the page cache's copies. */
+    const unsigned io_threads = threads < 4 ? threads : 4;
+    if (rc == APP_EXIT_OK && rs_spill_open(&c->spill, c->nruns, c->chunk, c->ks, job->argsort, c->vsize, &c->map,
+                                           io_threads, err, sizeof err)) {
         app_error(job->prog, "%s", err);
-        rc = APP_EXIT_USAGE;
-        goto done;
+        rc = APP_EXIT_INTERNAL;
     }
-    const size_t n = arr_reader_count(rd);
-    arr_dtype_t vdtype = ARR_NONE;
-    if (job->values_path) {
-        if (arr_reader_open(&vrd, job->values_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
-            app_error(job->prog, "%s", err);
-            rc = APP_EXIT_USAGE;
-            goto done;
-        }
-        if (arr_reader_count(vrd) != n) {
-            app_error(job->prog, "%s: has %zu values but %s has %zu keys", job->values_path, arr_reader_count(vrd),
-                      job->in_path, n);
-            rc = APP_EXIT_USAGE;
-            goto done;
-        }
-        vdtype = arr_reader_dtype(vrd);
-        vsize = arr_dtype_size(vdtype);
+    if (rc == APP_EXIT_OK) rc = make_runs(c);
+    if (rc == APP_EXIT_OK) rc = merge_runs(c);
+    if (rc == APP_EXIT_OK) {
+        app_timing_start(timing, "write");
+        rc = commit_outputs(c);
     }
-    rs_keymap_t map;
-    rs_keymap_init(&map, job->key, job->descending);
-
-    /* 1. sorted runs */
-    const size_t chunk_n = job->chunk ? job->chunk : 1;
-    const size_t nruns = n ? (n + chunk_n - 1) / chunk_n : 0;
-    if (rs_spill_open(&spill, nruns, chunk_n, ks, job->argsort, vsize, &map, io_threads, err, sizeof err)) {
-        app_error(job->prog, "%s", err);
-        goto done;
-    }
-    s1.job = job;
-    s1.rd = rd;
-    s1.vrd = vrd;
-    s1.spill = &spill;
-    s1.chunk = chunk_n;
-    /* A third buffer for keys alone: three and the CPU sort's scratch copy
-       are the four key copies main.c's memory budget counts a key. */
-    s1.nbuf = need_idx ? 2 : 3;
-    for (unsigned i = 0; i < s1.nbuf; ++i) {
-        chunk_buf_t *b = &s1.buf[i];
-        b->keys = malloc(chunk_n * (ks > 4 ? ks : 4) + 8);
-        b->idx = need_idx ? malloc(chunk_n * 8 + 8) : NULL;
-        b->vals = vsize ? malloc(chunk_n * vsize + 8) : NULL;
-        if (!b->keys || (need_idx && !b->idx) || (vsize && !b->vals)) {
-            app_error(job->prog, "out of host memory for chunks of %zu keys", chunk_n);
-            goto done;
-        }
-    }
-    app_progress_begin(&prog, job->prog, "sorting chunks", n, job->quiet);
-    s1.spill_run = SIZE_MAX;
-    s1.read_run = nruns ? 0 : SIZE_MAX;
-    read_part(&s1);
-    for (size_t r = 0; r < nruns && !s1.spill_rc && !s1.read_rc; ++r) {
-        s1.spill_run = r ? r - 1 : SIZE_MAX;
-        s1.read_run = r + 1 < nruns ? r + 1 : SIZE_MAX;
-        if (s1.nbuf == 3) {
-            rs_bg_start(&bg_spill, spill_part, &s1);
-            rs_bg_start(&bg_read, read_part, &s1);
-        } else {
-            rs_bg_start(&bg_spill, spill_then_read, &s1);
-        }
-        app_timing_start(timing, "compute");
-        const chunk_buf_t *b = &s1.buf[r % s1.nbuf];
-        const int src = rs_sort_host(job, b->keys, b->idx, b->got);
-        if (s1.nbuf == 3) {
-            wait_step(&bg_spill, timing, NULL, NULL, "spill");
-            wait_step(&bg_read, timing, NULL, NULL, "read");
-        } else {
-            wait_step(&bg_spill, timing, &s1.spill_done, "spill", "read");
-        }
-        if (src != APP_EXIT_OK) {
-            rc = src;
-            goto done;
-        }
-        app_progress_update(&prog, (r + 1) * chunk_n < n ? (r + 1) * chunk_n : n);
-    }
-    if (!s1.spill_rc && !s1.read_rc && nruns) {
-        s1.spill_run = nruns - 1;
-        app_timing_start(timing, "spill");
-        spill_part(&s1);
-    }
-    if (s1.spill_rc || s1.read_rc) {
-        app_error(job->prog, "%s", s1.spill_rc ? s1.spill_err : s1.read_err);
-        rc = s1.spill_rc ? s1.spill_rc : s1.read_rc;
-        goto done;
-    }
-    app_progress_end(&prog);
-    for (int i = 0; i < 3; ++i) {
-        free(s1.buf[i].keys);
-        free(s1.buf[i].idx);
-        free(s1.buf[i].vals);
-        memset(&s1.buf[i], 0, sizeof s1.buf[i]);
-    }
-
-    /* 2. merge */
-    app_timing_start(timing, "write");
-    const arr_dtype_t out_dtype = job->argsort ? ARR_I64 : job->key_file_dtype;
-    const size_t out_ks = arr_dtype_size(out_dtype);
-    const size_t out_count = job->unique ? ARR_COUNT_UNKNOWN : n;
-    arr_status_t ost = rs_output_open(&outs[0], job->out_path, job->out_format, out_dtype, out_count, err, sizeof err);
-    if (ost != ARR_OK) {
-        app_error(job->prog, "%s", err);
-        rc = (int)ost;
-        goto done;
-    }
-    if (job->values_out_path) {
-        ost = rs_output_open(&outs[1], job->values_out_path, job->out_format, vdtype, out_count, err, sizeof err);
-        if (ost != ARR_OK) {
-            app_error(job->prog, "%s", err);
-            rc = (int)ost;
-            goto done;
-        }
-    }
-    /* Two windows in, two out: about as much memory as the two chunk
-       buffers above, which are gone. But at least 64 records a run: every
-       window and part pays a co-rank (binary searches in every run), which
-       must stay small beside the merge of its records, also with a memory
-       limit so small that there are thousands of runs. */
-    size_t window = chunk_n / 2 < MAX_WINDOW ? chunk_n / 2 : MAX_WINDOW;
-    if (window < MIN_WINDOW) window = MIN_WINDOW;
-    if (window < 64 * nruns) window = 64 * nruns;
-    if (window > n) window = n ? n : 1;
-    splits = calloc(4 * nruns + 2, sizeof *splits);
-    bool oom = !splits;
-    for (int i = 0; i < 2 && !oom; ++i) {
-        rs_window_t *w = &s2.win[i];
-        w->len = splits + 2 * nruns + (size_t)i * nruns;
-        w->at = malloc((nruns + 1) * sizeof *w->at);
-        w->keys = malloc(window * ks + 8);
-        w->idx = job->argsort ? malloc(window * 8 + 8) : NULL;
-        w->vals = vsize ? malloc(window * vsize + 8) : NULL;
-        merged[i].keys = malloc(window * out_ks + 8);
-        merged[i].vals = vsize ? malloc(window * vsize + 8) : NULL;
-        merged[i].part_at = malloc(2 * (size_t)threads * sizeof(size_t));
-        merged[i].part_n = merged[i].part_at ? merged[i].part_at + threads : NULL;
-        oom = !w->at || !w->keys || (job->argsort && !w->idx) || (vsize && (!w->vals || !merged[i].vals)) ||
-              !merged[i].keys || !merged[i].part_at;
-    }
-    if (oom) {
-        app_error(job->prog, "out of host memory for merge windows of %zu keys", window);
-        goto done;
-    }
-    rs_merge_cfg_t cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.map = map;
-    cfg.ks = ks;
-    cfg.out_dtype = out_dtype;
-    cfg.out_ks = out_ks;
-    cfg.vsize = vsize;
-    cfg.argsort = job->argsort;
-    cfg.unique = job->unique;
-    cfg.parts = threads;
-    s2.spill = &spill;
-    s2.from = splits;
-    s2.to = splits + nruns;
-    s2.window = window;
-    s2.n = n;
-    s2.unique = job->unique;
-    s3.keys = &outs[0];
-    s3.vals = job->values_out_path ? &outs[1] : NULL;
-    s3.out_ks = out_ks;
-    s3.vsize = vsize;
-    const size_t nwin = (n + window - 1) / window;
-    app_progress_begin(&prog, job->prog, "merging", n, job->quiet);
-    if (nwin) rs_bg_start(&bg_read, read_step, &s2);
-    for (size_t w = 0; w < nwin; ++w) {
-        wait_step(&bg_read, timing, NULL, NULL, "read back");
-        if (s2.rc != APP_EXIT_OK) {
-            app_error(job->prog, "%s", s2.err);
-            rc = s2.rc;
-            goto done;
-        }
-        s2.next = w + 1;
-        if (w + 1 < nwin) rs_bg_start(&bg_read, read_step, &s2);
-        app_timing_start(timing, "merge");
-        if (rs_merge_window(&cfg, &s2.win[w % 2], &merged[w % 2], threads)) {
-            app_error(job->prog, "out of host memory for the merge of %zu runs", nruns);
-            goto done;
-        }
-        wait_step(&bg_write, timing, NULL, NULL, "write");
-        if (s3.rc != ARR_OK) break;
-        s3.m = &merged[w % 2];
-        rs_bg_start(&bg_write, write_step, &s3);
-        app_progress_update(&prog, (w + 1) * window < n ? (w + 1) * window : n);
-    }
-    wait_step(&bg_write, timing, NULL, NULL, "write");
-    if (s3.rc != ARR_OK) {
-        app_error(job->prog, "%s", s3.err);
-        rc = s3.rc;
-        goto done;
-    }
-    app_progress_end(&prog);
-    app_timing_start(timing, "write");
-    /* Both files complete in their stages before either replaces anything,
-       so a failure leaves the old keys and values files as they were. */
-    for (int i = 0; i < 2; ++i) {
-        if (!outs[i].path) continue;
-        ost = rs_output_finish(&outs[i], err, sizeof err);
-        if (ost != ARR_OK) {
-            app_error(job->prog, "%s", err);
-            rc = (int)ost;
-            goto done;
-        }
-    }
-    ost = rs_outputs_publish(outs, 2, err, sizeof err);
-    if (ost != ARR_OK) {
-        app_error(job->prog, "%s", err);
-        rc = (int)ost;
-        goto done;
-    }
-    rc = APP_EXIT_OK;
-done:
-    /* Every background step ends before anything it uses is freed. */
-    rs_bg_wait(&bg_spill);
-    rs_bg_wait(&bg_read);
-    rs_bg_wait(&bg_write);
     app_timing_stop(timing);
-    app_progress_end(&prog);
-    rs_output_abort(&outs[0]);
-    rs_output_abort(&outs[1]);
-    arr_reader_close(rd);
-    arr_reader_close(vrd);
-    rs_spill_close(&spill);
-    for (int i = 0; i < 3; ++i) {
-        free(s1.buf[i].keys);
-        free(s1.buf[i].idx);
-        free(s1.buf[i].vals);
-    }
-    for (int i = 0; i < 2; ++i) {
-        free(s2.win[i].at);
-        free(s2.win[i].keys);
-        free(s2.win[i].idx);
-        free(s2.win[i].vals);
-        free(merged[i].keys);
-        free(merged[i].vals);
-        free(merged[i].part_at);
-    }
-    free(splits);
+    chunked_free(c);
     return rc;
 }
