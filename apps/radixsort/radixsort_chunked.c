@@ -71,13 +71,13 @@ int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
     return APP_EXIT_OK;
 }
 
-#define MIN_OVERLAP 1024 /* records a chunk for the chunk's I/O to run beside its sort */
-
 /* ---- 1. sorted runs -------------------------------------------------------
  * While the caller sorts chunk i, background steps spill run i - 1 and read
  * chunk i + 1. With three chunk buffers the two run side by side; with two
  * (when the permutation's buffers leave no room for a third) the read waits
  * for the spill to free the buffer it reads into. */
+
+#define MIN_OVERLAP 1024 /* records a chunk for the chunk's I/O to run beside its sort */
 
 typedef struct chunk_buf {
     unsigned char *keys; /* room for the chunk widened to the sort type */
