@@ -485,7 +485,6 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     c->job = job;
     c->tm = timing;
     c->outs[0].slot = c->outs[1].slot = -1;
-    c->spill.fd = -1;
     c->threads = threads;
     c->ks = libscan_dtype_size(job->key);
     c->need_idx = job->argsort || job->values_path;

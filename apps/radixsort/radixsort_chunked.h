@@ -1,6 +1,6 @@
 /* radixsort_chunked.h -- sorting an array file larger than the memory limit:
- * sort chunks that fit (GPU or CPU), spill each sorted run to one anonymous
- * temporary file (rs_runs.h), then merge the runs on every CPU thread
+ * sort chunks that fit (GPU or CPU), spill each sorted run to anonymous
+ * temporary files (rs_runs.h), then merge the runs on every CPU thread
  * (rs_merge.h), streaming into the output writer(s). Reading the next chunk
  * and spilling the last overlap the chunk sort; reading the runs back and
  * writing the output overlap the merge. Ties between runs go to the earlier

@@ -71,7 +71,7 @@ static void io_add(io_list_t *l, io_op_t op, void *buf, const void *src, const u
 }
 
 /* Whole-buffer pread/pwrite: 0, or an errno (EIO for an unexpected end). */
-static int full_io(int fd, bool write, unsigned char *buf, size_t bytes, off_t off) {
+static int fd_io(int fd, bool write, unsigned char *buf, size_t bytes, off_t off) {
     while (bytes) {
         const ssize_t k = write ? pwrite(fd, buf, bytes, off) : pread(fd, buf, bytes, off);
         if (k < 0 && errno == EINTR) continue;
@@ -84,9 +84,27 @@ static int full_io(int fd, bool write, unsigned char *buf, size_t bytes, off_t o
     return 0;
 }
 
+/* pread/pwrite at offset `off` of the logical file, striped over the
+ * spill's files: stripe i (RS_STRIPE bytes) is stripe i / nfiles of file
+ * i % nfiles. A buffered write holds its file's lock (ext4, XFS, tmpfs), so
+ * writers of one file take turns; over several files they run together. */
+static int spill_io(const rs_spill_t *s, bool write, unsigned char *buf, size_t bytes, off_t off) {
+    while (bytes) {
+        const uint64_t stripe = (uint64_t)off / RS_STRIPE, within = (uint64_t)off % RS_STRIPE;
+        const size_t n = bytes < RS_STRIPE - within ? bytes : (size_t)(RS_STRIPE - within);
+        const off_t at = (off_t)((stripe / s->nfiles) * RS_STRIPE + within);
+        const int e = fd_io(s->fds[stripe % s->nfiles], write, buf, n, at);
+        if (e) return e;
+        buf += n;
+        bytes -= n;
+        off += (off_t)n;
+    }
+    return 0;
+}
+
 typedef struct io_ctx {
     const io_list_t *list;
-    int fd;
+    const rs_spill_t *spill;
     unsigned char *stage;
     atomic_int err; /* the first errno */
 } io_ctx_t;
@@ -107,7 +125,7 @@ static void io_task(void *p, size_t i, unsigned thread) {
             memcpy(buf + j * 8, &v, 8);
         }
     }
-    const int e = full_io(x->fd, q->op != IO_READ, buf, q->count * q->esize, q->off);
+    const int e = spill_io(x->spill, q->op != IO_READ, buf, q->count * q->esize, q->off);
     int none = 0;
     if (e) atomic_compare_exchange_strong(&x->err, &none, e);
 }
@@ -115,7 +133,7 @@ static void io_task(void *p, size_t i, unsigned thread) {
 /* Runs the list on the spill's threads. Returns 0 or the first errno. */
 static int io_run(rs_spill_t *s, const io_list_t *l) {
     if (l->oom) return ENOMEM;
-    io_ctx_t x = {l, s->fd, s->stage, 0};
+    io_ctx_t x = {l, s, s->stage, 0};
     rs_parallel_for(l->n, s->threads, io_task, &x);
     return atomic_load(&x.err);
 }
@@ -146,7 +164,6 @@ static int unnamed_file(const char *dir) {
 int rs_spill_open(rs_spill_t *s, size_t nruns, size_t chunk, size_t ks, bool has_idx, size_t vsize,
                   const rs_keymap_t *map, unsigned threads, char *err, size_t errlen) {
     memset(s, 0, sizeof *s);
-    s->fd = -1;
     const char *dir = getenv("TMPDIR");
     s->dir = dir && *dir ? dir : "/tmp";
     s->chunk = chunk;
@@ -173,10 +190,15 @@ int rs_spill_open(rs_spill_t *s, size_t nruns, size_t chunk, size_t ks, bool has
         s->block_id[r] = SIZE_MAX;
         s->runs[r].at = (off_t)(r * chunk * record_bytes(s));
     }
-    s->fd = unnamed_file(s->dir);
-    if (s->fd < 0) {
-        snprintf(err, errlen, "cannot create a temporary file in %s for the sorted runs: %s", s->dir, strerror(errno));
-        return -1;
+    const unsigned files = s->threads < RS_MAX_FILES ? s->threads : RS_MAX_FILES;
+    for (s->nfiles = 0; s->nfiles < files; ++s->nfiles) {
+        const int fd = unnamed_file(s->dir);
+        if (fd < 0) {
+            snprintf(err, errlen, "cannot create a temporary file in %s for the sorted runs: %s", s->dir,
+                     strerror(errno));
+            return -1;
+        }
+        s->fds[s->nfiles] = fd;
     }
     return 0;
 }
@@ -218,7 +240,7 @@ static const unsigned char *run_block(rs_spill_t *s, size_t r, size_t b) {
     unsigned char *buf = s->block + r * block * s->ks;
     if (s->block_id[r] == b) return buf;
     const size_t from = b * RS_SAMPLE, n = s->lens[r] - from < block ? s->lens[r] - from : block;
-    const int e = full_io(s->fd, false, buf, n * s->ks, s->runs[r].at + (off_t)(from * s->ks));
+    const int e = spill_io(s, false, buf, n * s->ks, s->runs[r].at + (off_t)(from * s->ks));
     if (e) {
         s->block_id[r] = SIZE_MAX;
         if (!s->search_errno) s->search_errno = e;
@@ -309,7 +331,7 @@ int rs_spill_read_window(rs_spill_t *s, const size_t *from, const size_t *to, bo
     for (size_t r = 0; unique && !e && r < s->nruns; ++r) {
         if (from[r] == 0) continue;
         unsigned char key[8];
-        e = full_io(s->fd, false, key, s->ks, s->runs[r].at + (off_t)((from[r] - 1) * s->ks));
+        e = spill_io(s, false, key, s->ks, s->runs[r].at + (off_t)((from[r] - 1) * s->ks));
         if (e) break;
         const uint64_t m = rs_map_key(&s->map, key);
         if (!w->has_prev || m > w->prev) w->prev = m;
@@ -323,8 +345,8 @@ int rs_spill_read_window(rs_spill_t *s, const size_t *from, const size_t *to, bo
 }
 
 void rs_spill_close(rs_spill_t *s) {
-    if (s->fd >= 0) close(s->fd);
-    s->fd = -1;
+    for (unsigned i = 0; i < s->nfiles; ++i) close(s->fds[i]);
+    s->nfiles = 0;
     free(s->runs);
     free(s->lens);
     free(s->scratch);

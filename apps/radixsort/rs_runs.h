@@ -1,12 +1,14 @@
-/* rs_runs.h -- the sorted runs of the out-of-core sort, in one anonymous
+/* rs_runs.h -- the sorted runs of the out-of-core sort, in one logical
  * temporary file.
  *
  * Run r (the r-th chunk of the input, sorted) sits at r * chunk records of
  * the file: its keys, then (--argsort) its records' input positions as u64,
- * then (--values) its values already in the run's sorted order. The file is
- * created in $TMPDIR (else /tmp) with O_TMPFILE, or made and unlinked at once
- * where that is not supported, so it never has a name that a crash or a
- * signal could leave behind.
+ * then (--values) its values already in the run's sorted order. The logical
+ * file is striped over one anonymous file per I/O thread (RS_STRIPE bytes
+ * each in turn), so that concurrent writes hold different files' locks. The
+ * files are created in $TMPDIR (else /tmp) with O_TMPFILE, or made and
+ * unlinked at once where that is not supported, so none has a name that a
+ * crash or a signal could leave behind.
  *
  * All I/O is large pread/pwrite, split into pieces of a few MiB spread over
  * several threads, so the page cache's copies run in parallel. A sample of
@@ -23,6 +25,8 @@
 #include "rs_merge.h"
 
 #define RS_SAMPLE 1024 /* records between two samples of a run */
+#define RS_STRIPE ((uint64_t)4 << 20) /* bytes of the logical file in one file before the next */
+#define RS_MAX_FILES 16
 
 typedef struct rs_run {
     off_t at;             /* file offset of the run's keys */
@@ -30,7 +34,8 @@ typedef struct rs_run {
 } rs_run_t;
 
 typedef struct rs_spill {
-    int fd;
+    int fds[RS_MAX_FILES]; /* the stripes' files */
+    unsigned nfiles;
     const char *dir;       /* where the file is (for messages) */
     size_t chunk;          /* records of a full run */
     size_t ks, vsize;      /* key and value bytes */
@@ -49,7 +54,7 @@ typedef struct rs_spill {
     int search_errno;      /* a read error during a co-rank */
 } rs_spill_t;
 
-/* Creates the file for nruns runs of up to `chunk` records. Returns 0, or -1
+/* Creates the files for nruns runs of up to `chunk` records. Returns 0, or -1
  * with the message in err. s is then safe to close. */
 int rs_spill_open(rs_spill_t *s, size_t nruns, size_t chunk, size_t ks, bool has_idx, size_t vsize,
                   const rs_keymap_t *map, unsigned threads, char *err, size_t errlen);
@@ -72,7 +77,7 @@ int rs_spill_split(rs_spill_t *s, size_t t, size_t *split, char *err, size_t err
 int rs_spill_read_window(rs_spill_t *s, const size_t *from, const size_t *to, bool unique, rs_window_t *w,
                          char *err, size_t errlen);
 
-/* Closes the file (which then disappears) and frees s's memory. */
+/* Closes the files (which then disappear) and frees s's memory. */
 void rs_spill_close(rs_spill_t *s);
 
 #endif

@@ -124,6 +124,10 @@ done
 ref make "$tmp/big.npy" '<u8' rand 150001 "$SEED"
 ref iota "$tmp/bigv.npy" '<u4' 150001
 sort_case "150001 u64 keys, several windows of many parts" 400000 6 "$tmp/big.npy" "$tmp/bigv.npy"
+# Runs over 16 MiB: the spill crosses its 4 MiB stripes, over 4 files.
+ref make "$tmp/huge.npy" '<u8' dup 700001 "$SEED"
+ref iota "$tmp/hugev.npy" '<i8' 700001
+sort_case "700001 u64 keys and positions, --argsort too: 17 MB of runs striped over 4 files" 4000000 4 "$tmp/huge.npy" "$tmp/hugev.npy" --argsort
 
 # --- text and raw files: the same bytes as in memory, and sorted -------------
 python3 -c "
