@@ -38,6 +38,7 @@ static void usage(FILE *f) {
             "      --mem-limit B    bytes of memory a sort may use; larger inputs are sorted in chunks\n"
             "                       and merged (default: free GPU memory, or half the RAM on the CPU;\n"
             "                       the environment variable RADIXSORT_MEM_LIMIT sets it too)\n"
+            "                       RADIXSORT_MERGE_THREADS=N: threads of that merge (default: all CPUs)\n"
             "      --timing         print where the time went on stderr\n"
             "      --quiet          no progress, no notes\n"
             "  -h, --help, --version\n"

@@ -1,6 +1,9 @@
 /* radixsort_chunked.c -- see radixsort_chunked.h. */
 #include "radixsort_chunked.h"
+#include "rs_merge.h"
 #include "rs_output.h"
+#include "rs_runs.h"
+#include "rs_threads.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -68,315 +71,447 @@ int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
     return APP_EXIT_OK;
 }
 
-/* ---- runs and the merge ---------------------------------------------------- */
+/* ---- 1. sorted runs -------------------------------------------------------
+ * While the caller sorts chunk i, background steps spill run i - 1 and read
+ * chunk i + 1. With three chunk buffers the two run side by side; with two
+ * (when the permutation's buffers leave no room for a third) the read waits
+ * for the spill to free the buffer it reads into. */
 
-/* The order-preserving map of sort.h ("Order"), descending included,
- * for comparing keys from different runs. */
-static uint64_t mapped(libscan_dtype_t key, bool desc, const unsigned char *p) {
-    uint64_t x = 0, sign = 0, m = 0;
-    switch (libscan_dtype_size(key)) {
-    case 1: x = p[0]; sign = 0x80; break;
-    case 2: { uint16_t v; memcpy(&v, p, 2); x = v; sign = 0x8000; break; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); x = v; sign = 0x80000000u; break; }
-    default: memcpy(&x, p, 8); sign = 0x8000000000000000ull; break;
+#define MIN_OVERLAP 1024 /* records a chunk for the chunk's I/O to run beside its sort */
+
+typedef struct chunk_buf {
+    unsigned char *keys; /* room for the chunk widened to the sort type */
+    uint64_t *idx;       /* the sort's permutation (--argsort, values), else NULL */
+    unsigned char *vals; /* the chunk's values in input order, else NULL */
+    size_t got;          /* records in it */
+} chunk_buf_t;
+
+typedef struct runs_ctx {
+    const rs_job_t *job;
+    arr_reader_t *rd, *vrd;
+    rs_spill_t *spill;
+    chunk_buf_t buf[3]; /* chunk i in buf[i % nbuf] */
+    unsigned nbuf;
+    size_t chunk;
+    size_t spill_run, read_run; /* this step's work; SIZE_MAX: none */
+    double spill_done;          /* app_now() when the step's spill ended */
+    int spill_rc, read_rc;      /* exit codes of failures, the messages in the errs */
+    char spill_err[512], read_err[512];
+} runs_ctx_t;
+
+static void spill_part(void *p) {
+    runs_ctx_t *x = p;
+    if (x->spill_run != SIZE_MAX) {
+        const size_t r = x->spill_run;
+        const chunk_buf_t *b = &x->buf[r % x->nbuf];
+        if (rs_spill_run(x->spill, r, b->keys, b->idx, (uint64_t)r * x->chunk, b->vals, b->got, x->spill_err,
+                         sizeof x->spill_err))
+            x->spill_rc = APP_EXIT_INTERNAL;
     }
-    const uint64_t all = sign | (sign - 1);
-    if (key == LIBSCAN_I32 || key == LIBSCAN_I64) m = sign;
-    if (key == LIBSCAN_F32 || key == LIBSCAN_F64) m = (x & sign) ? all : sign;
-    x ^= m;
-    return desc ? x ^ all : x;
+    x->spill_done = app_now();
 }
 
-typedef struct run {
-    FILE *f;          /* keys, then u64 indices, then values: `len` records of each present */
-    size_t len, next; /* records, next record to read */
-    size_t buf_at, buf_n;
-    unsigned char *keys;
-    uint64_t *idx;       /* NULL: no indices (only --argsort keeps them) */
-    unsigned char *vals; /* NULL: no values */
-    long idx_offset;     /* file offset of the indices */
-    long vals_offset;    /* file offset of the values (in the run's sorted order) */
-} run_t;
-
-#define RUN_BUF 8192
-
-static int run_fill(run_t *r, size_t ks, size_t vsize) {
-    size_t n = r->len - r->next < RUN_BUF ? r->len - r->next : RUN_BUF;
-    if (fseek(r->f, (long)(r->next * ks), SEEK_SET) || fread(r->keys, ks, n, r->f) != n) return -1;
-    if (r->idx && (fseek(r->f, r->idx_offset + (long)(r->next * 8), SEEK_SET) || fread(r->idx, 8, n, r->f) != n))
-        return -1;
-    if (r->vals &&
-        (fseek(r->f, r->vals_offset + (long)(r->next * vsize), SEEK_SET) || fread(r->vals, vsize, n, r->f) != n))
-        return -1;
-    r->buf_at = 0;
-    r->buf_n = n;
-    return 0;
-}
-
-typedef struct heap_item {
-    uint64_t key;
-    size_t run;
-} heap_item_t;
-
-static bool before(const heap_item_t *a, const heap_item_t *b) {
-    return a->key < b->key || (a->key == b->key && a->run < b->run);
-}
-
-static void sift_down(heap_item_t *h, size_t n, size_t i) {
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && before(&h[l], &h[m])) m = l;
-        if (r < n && before(&h[r], &h[m])) m = r;
-        if (m == i) return;
-        heap_item_t t = h[i];
-        h[i] = h[m];
-        h[m] = t;
-        i = m;
+static void read_part(void *p) {
+    runs_ctx_t *x = p;
+    if (x->read_run == SIZE_MAX) return;
+    const rs_job_t *job = x->job;
+    chunk_buf_t *b = &x->buf[x->read_run % x->nbuf];
+    arr_status_t st = arr_reader_read(x->rd, b->keys, x->chunk, &b->got, x->read_err, sizeof x->read_err);
+    if (st != ARR_OK) {
+        x->read_rc = (int)st;
+        return;
+    }
+    rs_widen(job->key_file_dtype, b->keys, b->got);
+    if (!x->vrd) return;
+    size_t vgot = 0;
+    st = arr_reader_read(x->vrd, b->vals, x->chunk, &vgot, x->read_err, sizeof x->read_err);
+    if (st != ARR_OK) {
+        x->read_rc = (int)st;
+        return;
+    }
+    if (vgot != b->got) {
+        snprintf(x->read_err, sizeof x->read_err, "%s: ended after %zu values, before the keys of %s",
+                 job->values_path, x->read_run * x->chunk + vgot, job->in_path);
+        x->read_rc = APP_EXIT_USAGE;
     }
 }
 
-/* Values travel with their runs: each chunk's values are read beside its
- * keys, put in the chunk's sorted order through the chunk's permutation and
- * spilled after the keys, so the merge reads every file sequentially. */
-int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
+static void spill_then_read(void *p) {
+    runs_ctx_t *x = p;
+    spill_part(x);
+    if (x->spill_rc == APP_EXIT_OK) read_part(x);
+}
+
+/* Waits for a background step that did `first` and then `second`, and
+ * charges the time waited to each: only the part that did not overlap the
+ * caller's own work shows in --timing. */
+static void wait_step(rs_bg_t *bg, app_timing_t *tm, const double *first_done, const char *first,
+                      const char *second) {
+    app_timing_stop(tm);
+    const double t0 = app_now();
+    rs_bg_wait(bg);
+    const double t1 = app_now();
+    double a = first_done ? *first_done - t0 : 0;
+    if (a < 0) a = 0;
+    if (a > t1 - t0) a = t1 - t0;
+    if (first) app_timing_add(tm, first, a);
+    app_timing_add(tm, second, t1 - t0 - a);
+}
+
+/* ---- 2. the merge -----------------------------------------------------------
+ * Windows of consecutive output ranks: while the caller merges window w on
+ * every thread, one background step reads window w + 1 back from the runs
+ * and another writes window w - 1 to the output(s). */
+
+typedef struct read_step {
+    rs_spill_t *spill;
+    rs_window_t win[2]; /* window i in win[i % 2] */
+    size_t *from, *to;  /* the runs' splits at the next window's start and end */
+    size_t window, n;   /* ranks a window, in all */
+    size_t next;        /* the window this step reads */
+    bool unique;
+    int rc;
     char err[512];
-    int rc = APP_EXIT_INTERNAL;
-    arr_reader_t *rd = NULL, *vrd = NULL;
+} read_step_t;
+
+static void read_step(void *p) {
+    read_step_t *x = p;
+    const size_t end = x->n - x->next * x->window < x->window ? x->n : (x->next + 1) * x->window;
+    if (rs_spill_split(x->spill, end, x->to, x->err, sizeof x->err) ||
+        rs_spill_read_window(x->spill, x->from, x->to, x->unique, &x->win[x->next % 2], x->err, sizeof x->err)) {
+        x->rc = APP_EXIT_INTERNAL;
+        return;
+    }
+    size_t *t = x->from;
+    x->from = x->to;
+    x->to = t;
+}
+
+typedef struct write_step {
+    rs_output_t *keys, *vals; /* vals NULL without values */
+    const rs_merged_t *m;
+    size_t out_ks, vsize;
+    int rc;
+    char err[512];
+} write_step_t;
+
+static void write_step(void *p) {
+    write_step_t *x = p;
+    const rs_merged_t *m = x->m;
+    for (unsigned i = 0; i < m->parts && !x->rc; ++i) {
+        arr_status_t st = rs_output_write(x->keys, m->keys + m->part_at[i] * x->out_ks, m->part_n[i], x->err, sizeof x->err);
+        if (st == ARR_OK && x->vals)
+            st = rs_output_write(x->vals, m->vals + m->part_at[i] * x->vsize, m->part_n[i], x->err, sizeof x->err);
+        x->rc = (int)st;
+    }
+}
+
+#define MAX_WINDOW ((size_t)1 << 24) /* ranks a window: a few dozen windows keep the pipeline full */
+#define MIN_WINDOW ((size_t)4096)
+
+/* ---- the whole sort ---------------------------------------------------------
+ * Values travel with their runs: each chunk's values are read beside its
+ * keys and spilled after them in the run's sorted order (through the chunk
+ * sort's permutation), so a window reads them beside its keys. */
+
+typedef struct chunked {
+    const rs_job_t *job;
+    app_timing_t *tm;
+    app_progress_t prog;
+    arr_reader_t *rd, *vrd;
     /* outs[0]: the keys (or argsort's positions), outs[1]: the values;
        published together at the end (rs_output.h). */
     rs_output_t outs[2];
-    memset(outs, 0, sizeof outs);
-    outs[0].slot = outs[1].slot = -1;
-    rs_output_t *w = NULL, *vw = NULL;
-    run_t *runs = NULL;
-    size_t nruns = 0;
-    heap_item_t *heap = NULL;
-    unsigned char *chunk = NULL, *vchunk = NULL, *vbuf = NULL;
-    uint64_t *idx = NULL;
-    app_progress_t prog;
-    memset(&prog, 0, sizeof prog);
-    const size_t ks = libscan_dtype_size(job->key);
-    /* The chunk sort returns its permutation for --argsort (spilled with the
-     * run) and for values (applied to the chunk's values before they spill). */
-    const bool need_idx = job->argsort || job->values_path;
-    size_t vsize = 0;
+    rs_spill_t spill;
+    rs_keymap_t map;
+    size_t n, ks, vsize, chunk, nruns;
+    bool need_idx; /* the chunk sort returns its permutation (--argsort, values) */
+    unsigned threads;
+    rs_bg_t bg_spill, bg_read, bg_write;
+    runs_ctx_t s1;
+    read_step_t s2;
+    write_step_t s3;
+    rs_merged_t merged[2];
+    size_t *splits;
+} chunked_t;
 
-    app_timing_start(timing, "read");
-    if (arr_reader_open(&rd, job->in_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
-        app_error(job->prog, "%s", err);
-        rc = APP_EXIT_USAGE;
-        goto done;
+/* Phase 1: every chunk sorted and spilled. Returns an exit code, the error
+ * printed. */
+static int make_runs(chunked_t *c) {
+    const rs_job_t *job = c->job;
+    runs_ctx_t *s1 = &c->s1;
+    s1->job = job;
+    s1->rd = c->rd;
+    s1->vrd = c->vrd;
+    s1->spill = &c->spill;
+    s1->chunk = c->chunk;
+    /* A third buffer for keys alone: three and the CPU sort's scratch copy
+       are the four key copies main.c's memory budget counts a key. */
+    s1->nbuf = c->need_idx ? 2 : 3;
+    for (unsigned i = 0; i < s1->nbuf; ++i) {
+        chunk_buf_t *b = &s1->buf[i];
+        b->keys = malloc(c->chunk * (c->ks > 4 ? c->ks : 4) + 8);
+        b->idx = c->need_idx ? malloc(c->chunk * 8 + 8) : NULL;
+        b->vals = c->vsize ? malloc(c->chunk * c->vsize + 8) : NULL;
+        if (!b->keys || (c->need_idx && !b->idx) || (c->vsize && !b->vals)) {
+            app_error(job->prog, "out of host memory for chunks of %zu keys", c->chunk);
+            return APP_EXIT_INTERNAL;
+        }
     }
-    const size_t n = arr_reader_count(rd);
+    app_progress_begin(&c->prog, job->prog, "sorting chunks", c->n, job->quiet);
+    app_timing_start(c->tm, "read");
+    s1->spill_run = SIZE_MAX;
+    s1->read_run = 0;
+    read_part(s1);
+    for (size_t r = 0; r < c->nruns && !s1->spill_rc && !s1->read_rc; ++r) {
+        s1->spill_run = r ? r - 1 : SIZE_MAX;
+        s1->read_run = r + 1 < c->nruns ? r + 1 : SIZE_MAX;
+        if (c->chunk < MIN_OVERLAP) { /* runs this small: two threads a run cost more than they save */
+            app_timing_start(c->tm, "spill");
+            spill_then_read(s1);
+        } else if (s1->nbuf == 3) {
+            rs_bg_start(&c->bg_spill, spill_part, s1);
+            rs_bg_start(&c->bg_read, read_part, s1);
+        } else {
+            rs_bg_start(&c->bg_spill, spill_then_read, s1);
+        }
+        app_timing_start(c->tm, "compute");
+        const chunk_buf_t *b = &s1->buf[r % s1->nbuf];
+        const int src = rs_sort_host(job, b->keys, b->idx, b->got);
+        if (s1->nbuf == 3) {
+            wait_step(&c->bg_spill, c->tm, NULL, NULL, "spill");
+            wait_step(&c->bg_read, c->tm, NULL, NULL, "read");
+        } else {
+            wait_step(&c->bg_spill, c->tm, &s1->spill_done, "spill", "read");
+        }
+        if (src != APP_EXIT_OK) return src;
+        app_progress_update(&c->prog, (r + 1) * c->chunk < c->n ? (r + 1) * c->chunk : c->n);
+    }
+    if (!s1->spill_rc && !s1->read_rc) {
+        s1->spill_run = c->nruns - 1;
+        app_timing_start(c->tm, "spill");
+        spill_part(s1);
+    }
+    app_progress_end(&c->prog);
+    if (s1->spill_rc || s1->read_rc) {
+        app_error(job->prog, "%s", s1->spill_rc ? s1->spill_err : s1->read_err);
+        return s1->spill_rc ? s1->spill_rc : s1->read_rc;
+    }
+    for (int i = 0; i < 3; ++i) {
+        free(s1->buf[i].keys);
+        free(s1->buf[i].idx);
+        free(s1->buf[i].vals);
+        memset(&s1->buf[i], 0, sizeof s1->buf[i]);
+    }
+    return APP_EXIT_OK;
+}
+
+/* Phase 2: the runs merged into the outputs (not yet committed). Returns an
+ * exit code, the error printed. */
+static int merge_runs(chunked_t *c) {
+    const rs_job_t *job = c->job;
+    const size_t nruns = c->nruns, n = c->n;
+    const arr_dtype_t out_dtype = job->argsort ? ARR_I64 : job->key_file_dtype;
+    const size_t out_ks = arr_dtype_size(out_dtype);
+    /* Two windows in, two out: about as much memory as the chunk buffers of
+       phase 1, which are gone. But at least 64 records a run: every window
+       and part pays a co-rank (binary searches in every run), which must
+       stay small beside the merge of its records, also with a memory limit
+       so small that there are thousands of runs. */
+    size_t window = c->chunk / 2 < MAX_WINDOW ? c->chunk / 2 : MAX_WINDOW;
+    if (window < MIN_WINDOW) window = MIN_WINDOW;
+    if (window < 64 * nruns) window = 64 * nruns;
+    if (window > n) window = n;
+    read_step_t *s2 = &c->s2;
+    write_step_t *s3 = &c->s3;
+    c->splits = calloc(4 * nruns, sizeof *c->splits);
+    bool oom = !c->splits;
+    for (int i = 0; i < 2 && !oom; ++i) {
+        rs_window_t *w = &s2->win[i];
+        rs_merged_t *m = &c->merged[i];
+        w->len = c->splits + (2 + (size_t)i) * nruns;
+        w->at = malloc(nruns * sizeof *w->at);
+        w->keys = malloc(window * c->ks);
+        w->idx = job->argsort ? malloc(window * 8) : NULL;
+        w->vals = c->vsize ? malloc(window * c->vsize) : NULL;
+        m->keys = malloc(window * out_ks);
+        m->vals = c->vsize ? malloc(window * c->vsize) : NULL;
+        m->part_at = malloc(2 * (size_t)c->threads * sizeof(size_t));
+        m->part_n = m->part_at ? m->part_at + c->threads : NULL;
+        oom = !w->at || !w->keys || (job->argsort && !w->idx) || (c->vsize && (!w->vals || !m->vals)) || !m->keys ||
+              !m->part_at;
+    }
+    if (oom) {
+        app_error(job->prog, "out of host memory for merge windows of %zu keys", window);
+        return APP_EXIT_INTERNAL;
+    }
+    rs_merge_cfg_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.map = c->map;
+    cfg.ks = c->ks;
+    cfg.out_dtype = out_dtype;
+    cfg.out_ks = out_ks;
+    cfg.vsize = c->vsize;
+    cfg.argsort = job->argsort;
+    cfg.unique = job->unique;
+    cfg.parts = c->threads;
+    s2->spill = &c->spill;
+    s2->from = c->splits;
+    s2->to = c->splits + nruns;
+    s2->window = window;
+    s2->n = n;
+    s2->unique = job->unique;
+    s3->keys = &c->outs[0];
+    s3->vals = job->values_out_path ? &c->outs[1] : NULL;
+    s3->out_ks = out_ks;
+    s3->vsize = c->vsize;
+    const size_t nwin = (n + window - 1) / window;
+    app_progress_begin(&c->prog, job->prog, "merging", n, job->quiet);
+    rs_bg_start(&c->bg_read, read_step, s2);
+    for (size_t w = 0; w < nwin; ++w) {
+        wait_step(&c->bg_read, c->tm, NULL, NULL, "read back");
+        if (s2->rc != APP_EXIT_OK) {
+            app_error(job->prog, "%s", s2->err);
+            return s2->rc;
+        }
+        s2->next = w + 1;
+        if (w + 1 < nwin) rs_bg_start(&c->bg_read, read_step, s2);
+        app_timing_start(c->tm, "merge");
+        if (rs_merge_window(&cfg, &s2->win[w % 2], &c->merged[w % 2], c->threads)) {
+            app_error(job->prog, "out of host memory for the merge of %zu runs", nruns);
+            return APP_EXIT_INTERNAL;
+        }
+        wait_step(&c->bg_write, c->tm, NULL, NULL, "write");
+        if (s3->rc != APP_EXIT_OK) break;
+        s3->m = &c->merged[w % 2];
+        rs_bg_start(&c->bg_write, write_step, s3);
+        app_progress_update(&c->prog, (w + 1) * window < n ? (w + 1) * window : n);
+    }
+    wait_step(&c->bg_write, c->tm, NULL, NULL, "write");
+    app_progress_end(&c->prog);
+    if (s3->rc != APP_EXIT_OK) {
+        app_error(job->prog, "%s", s3->err);
+        return s3->rc;
+    }
+    return APP_EXIT_OK;
+}
+
+/* Opens the inputs and the outputs (before any work, so that a bad path is
+ * reported at once). Returns an exit code, the error printed. */
+static int open_files(chunked_t *c) {
+    const rs_job_t *job = c->job;
+    char err[512];
+    if (arr_reader_open(&c->rd, job->in_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
+        app_error(job->prog, "%s", err);
+        return APP_EXIT_USAGE;
+    }
+    c->n = arr_reader_count(c->rd);
     arr_dtype_t vdtype = ARR_NONE;
     if (job->values_path) {
-        if (arr_reader_open(&vrd, job->values_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
+        if (arr_reader_open(&c->vrd, job->values_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
             app_error(job->prog, "%s", err);
-            rc = APP_EXIT_USAGE;
-            goto done;
+            return APP_EXIT_USAGE;
         }
-        if (arr_reader_count(vrd) != n) {
-            app_error(job->prog, "%s: has %zu values but %s has %zu keys", job->values_path, arr_reader_count(vrd),
-                      job->in_path, n);
-            rc = APP_EXIT_USAGE;
-            goto done;
+        if (arr_reader_count(c->vrd) != c->n) {
+            app_error(job->prog, "%s: has %zu values but %s has %zu keys", job->values_path,
+                      arr_reader_count(c->vrd), job->in_path, c->n);
+            return APP_EXIT_USAGE;
         }
-        vdtype = arr_reader_dtype(vrd);
-        vsize = arr_dtype_size(vdtype);
+        vdtype = arr_reader_dtype(c->vrd);
+        c->vsize = arr_dtype_size(vdtype);
     }
+    const size_t count = job->unique ? ARR_COUNT_UNKNOWN : c->n;
+    const arr_dtype_t kdtype = job->argsort ? ARR_I64 : job->key_file_dtype;
+    arr_status_t st = rs_output_open(&c->outs[0], job->out_path, job->out_format, kdtype, count, err, sizeof err);
+    if (st == ARR_OK && job->values_out_path)
+        st = rs_output_open(&c->outs[1], job->values_out_path, job->out_format, vdtype, count, err, sizeof err);
+    if (st != ARR_OK) app_error(job->prog, "%s", err);
+    return (int)st;
+}
 
-    /* 1. sorted runs */
-    const size_t chunk_n = job->chunk ? job->chunk : 1;
-    nruns = n ? (n + chunk_n - 1) / chunk_n : 0;
-    runs = calloc(nruns + 1, sizeof(run_t));
-    chunk = malloc(chunk_n * (ks > 4 ? ks : 4) + 8);
-    idx = need_idx ? malloc(chunk_n * 8 + 8) : NULL;
-    if (vsize) {
-        vchunk = malloc(chunk_n * vsize);
-        vbuf = malloc(RUN_BUF * vsize);
-    }
-    if (!runs || !chunk || (need_idx && !idx) || (vsize && (!vchunk || !vbuf))) {
-        app_error(job->prog, "out of host memory for chunks of %zu keys", chunk_n);
-        goto done;
-    }
-    app_progress_begin(&prog, job->prog, "sorting chunks", n, job->quiet);
-    size_t at = 0;
-    for (size_t r = 0; r < nruns; ++r) {
-        size_t got = 0;
-        app_timing_start(timing, "read");
-        if (arr_reader_read(rd, chunk, chunk_n, &got, err, sizeof err) != ARR_OK) {
-            app_error(job->prog, "%s", err);
-            rc = APP_EXIT_USAGE;
-            goto done;
-        }
-        rs_widen(job->key_file_dtype, chunk, got);
-        if (vsize) {
-            size_t vgot = 0;
-            if (arr_reader_read(vrd, vchunk, chunk_n, &vgot, err, sizeof err) != ARR_OK) {
-                app_error(job->prog, "%s", err);
-                rc = APP_EXIT_USAGE;
-                goto done;
-            }
-            if (vgot != got) {
-                app_error(job->prog, "%s: ended after %zu values, before the keys of %s", job->values_path, at + vgot,
-                          job->in_path);
-                rc = APP_EXIT_USAGE;
-                goto done;
-            }
-        }
-        app_timing_start(timing, "compute");
-        int src = rs_sort_host(job, chunk, idx, got);
-        if (src != APP_EXIT_OK) {
-            rc = src;
-            goto done;
-        }
-        app_timing_start(timing, "spill");
-        runs[r].f = tmpfile();
-        runs[r].len = got;
-        runs[r].idx_offset = (long)(got * ks);
-        runs[r].vals_offset = runs[r].idx_offset + (long)(job->argsort ? got * 8 : 0);
-        runs[r].keys = malloc(RUN_BUF * ks);
-        runs[r].idx = job->argsort ? malloc(RUN_BUF * 8) : NULL;
-        runs[r].vals = vsize ? malloc(RUN_BUF * vsize) : NULL;
-        bool spilled = runs[r].f && runs[r].keys && (!job->argsort || runs[r].idx) && (!vsize || runs[r].vals) &&
-                       fwrite(chunk, ks, got, runs[r].f) == got;
-        /* Values in sorted order: idx[i] is still the chunk-local position of
-         * the i-th smallest key here. */
-        for (size_t i = 0; spilled && vsize && i < got; i += RUN_BUF) {
-            const size_t m = got - i < RUN_BUF ? got - i : RUN_BUF;
-            for (size_t j = 0; j < m; ++j) memcpy(vbuf + j * vsize, vchunk + idx[i + j] * vsize, vsize);
-            if (fseek(runs[r].f, runs[r].vals_offset + (long)(i * vsize), SEEK_SET) ||
-                fwrite(vbuf, vsize, m, runs[r].f) != m)
-                spilled = false;
-        }
-        if (job->argsort)
-            for (size_t i = 0; i < got; ++i) idx[i] += at;
-        if (spilled && job->argsort &&
-            (fseek(runs[r].f, runs[r].idx_offset, SEEK_SET) || fwrite(idx, 8, got, runs[r].f) != got))
-            spilled = false;
-        if (!spilled) {
-            app_error(job->prog, "cannot write sorted run %zu to a temporary file", r);
-            goto done;
-        }
-        at += got;
-        app_progress_update(&prog, at);
-    }
-    app_progress_end(&prog);
-    free(chunk);
-    chunk = NULL;
+/* Completes both outputs in their stages before either replaces anything,
+ * so a failure leaves the old keys and values files as they were. */
+static int commit_outputs(chunked_t *c) {
+    char err[512];
+    arr_status_t st = ARR_OK;
+    for (int i = 0; i < 2 && st == ARR_OK; ++i)
+        if (c->outs[i].path) st = rs_output_finish(&c->outs[i], err, sizeof err);
+    if (st == ARR_OK) st = rs_outputs_publish(c->outs, 2, err, sizeof err);
+    if (st != ARR_OK) app_error(c->job->prog, "%s", err);
+    return (int)st;
+}
 
-    /* 2. merge */
-    app_timing_start(timing, "merge");
-    const arr_dtype_t out_dtype = job->argsort ? ARR_I64 : job->key_file_dtype;
-    const size_t out_count = job->unique ? ARR_COUNT_UNKNOWN : n;
-    arr_status_t ost = rs_output_open(&outs[0], job->out_path, job->out_format, out_dtype, out_count, err, sizeof err);
-    if (ost != ARR_OK) {
-        app_error(job->prog, "%s", err);
-        rc = (int)ost;
-        goto done;
+static void chunked_free(chunked_t *c) {
+    /* Every background step ends before anything it uses is freed. */
+    rs_bg_wait(&c->bg_spill);
+    rs_bg_wait(&c->bg_read);
+    rs_bg_wait(&c->bg_write);
+    app_progress_end(&c->prog);
+    rs_output_abort(&c->outs[0]);
+    rs_output_abort(&c->outs[1]);
+    arr_reader_close(c->rd);
+    arr_reader_close(c->vrd);
+    rs_spill_close(&c->spill);
+    for (int i = 0; i < 3; ++i) {
+        free(c->s1.buf[i].keys);
+        free(c->s1.buf[i].idx);
+        free(c->s1.buf[i].vals);
     }
-    w = &outs[0];
-    if (job->values_out_path) {
-        ost = rs_output_open(&outs[1], job->values_out_path, job->out_format, vdtype, out_count, err, sizeof err);
-        if (ost != ARR_OK) {
-            app_error(job->prog, "%s", err);
-            rc = (int)ost;
-            goto done;
-        }
-        vw = &outs[1];
-    }
-    heap = malloc((nruns + 1) * sizeof(heap_item_t));
-    if (!heap) goto done;
-    size_t hn = 0;
-    for (size_t r = 0; r < nruns; ++r) {
-        if (runs[r].len == 0) continue;
-        if (run_fill(&runs[r], ks, vsize)) goto io_fail;
-        heap[hn].key = mapped(job->key, job->descending, runs[r].keys);
-        heap[hn].run = r;
-        ++hn;
-    }
-    for (size_t i = hn / 2; i-- > 0;) sift_down(heap, hn, i);
-    app_progress_begin(&prog, job->prog, "merging", n, job->quiet);
-    unsigned char outk[8];
-    uint64_t last = 0;
-    size_t done_n = 0, written = 0;
-    while (hn) {
-        run_t *r = &runs[heap[0].run];
-        const uint64_t key = heap[0].key;
-        const unsigned char *kp = r->keys + r->buf_at * ks;
-        const uint64_t id = r->idx ? r->idx[r->buf_at] : 0;
-        if (!job->unique || written == 0 || key != last) {
-            arr_status_t st;
-            if (job->argsort) {
-                int64_t v = (int64_t)id;
-                st = rs_output_write(w, &v, 1, err, sizeof err);
-            } else {
-                memcpy(outk, kp, ks);
-                rs_narrow(job->key_file_dtype, outk, 1);
-                st = rs_output_write(w, outk, 1, err, sizeof err);
-            }
-            if (st == ARR_OK && vw) st = rs_output_write(vw, r->vals + r->buf_at * vsize, 1, err, sizeof err);
-            if (st != ARR_OK) {
-                app_error(job->prog, "%s", err);
-                rc = (int)st;
-                goto done;
-            }
-            ++written;
-            last = key;
-        }
-        ++r->next;
-        if (++r->buf_at == r->buf_n) {
-            if (r->next < r->len) {
-                if (run_fill(r, ks, vsize)) goto io_fail;
-            }
-        }
-        if (r->next < r->len) heap[0].key = mapped(job->key, job->descending, r->keys + r->buf_at * ks);
-        else heap[0] = heap[--hn];
-        sift_down(heap, hn, 0);
-        if ((++done_n & 0xffff) == 0) app_progress_update(&prog, done_n);
-    }
-    app_progress_end(&prog);
-    app_timing_start(timing, "write");
-    /* Both files complete in their stages before either replaces anything,
-       so a failure leaves the old keys and values files as they were. */
     for (int i = 0; i < 2; ++i) {
-        if (!outs[i].path) continue;
-        ost = rs_output_finish(&outs[i], err, sizeof err);
-        if (ost != ARR_OK) {
-            app_error(job->prog, "%s", err);
-            rc = (int)ost;
-            goto done;
-        }
+        free(c->s2.win[i].at);
+        free(c->s2.win[i].keys);
+        free(c->s2.win[i].idx);
+        free(c->s2.win[i].vals);
+        free(c->merged[i].keys);
+        free(c->merged[i].vals);
+        free(c->merged[i].part_at);
     }
-    ost = rs_outputs_publish(outs, 2, err, sizeof err);
-    if (ost != ARR_OK) {
+    free(c->splits);
+    free(c);
+}
+
+int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
+    char err[512];
+    unsigned threads = 1;
+    if (rs_thread_count(&threads, err, sizeof err)) {
         app_error(job->prog, "%s", err);
-        rc = (int)ost;
-        goto done;
+        return APP_EXIT_USAGE;
     }
-    rc = APP_EXIT_OK;
-    goto done;
-io_fail:
-    app_error(job->prog, "cannot read back a temporary sorted run");
-    rc = APP_EXIT_INTERNAL;
-done:
+    chunked_t *c = calloc(1, sizeof *c);
+    if (!c) {
+        app_error(job->prog, "out of host memory");
+        return APP_EXIT_INTERNAL;
+    }
+    c->job = job;
+    c->tm = timing;
+    c->outs[0].slot = c->outs[1].slot = -1;
+    c->threads = threads;
+    c->ks = libscan_dtype_size(job->key);
+    c->need_idx = job->argsort || job->values_path;
+    app_timing_start(timing, "read");
+    int rc = open_files(c);
+    if (rc == APP_EXIT_OK && c->n == 0) { /* nothing to sort (main.c sorts such inputs in memory) */
+        rc = commit_outputs(c);
+        chunked_free(c);
+        return rc;
+    }
+    c->chunk = job->chunk ? job->chunk : 1;
+    c->nruns = (c->n + c->chunk - 1) / c->chunk;
+    rs_keymap_init(&c->map, job->key, job->descending);
+    /* The runs' I/O: a few threads saturate the page cache's copies. */
+    const unsigned io_threads = threads < 4 ? threads : 4;
+    if (rc == APP_EXIT_OK && rs_spill_open(&c->spill, c->nruns, c->chunk, c->ks, job->argsort, c->vsize, &c->map,
+                                           io_threads, err, sizeof err)) {
+        app_error(job->prog, "%s", err);
+        rc = APP_EXIT_INTERNAL;
+    }
+    if (rc == APP_EXIT_OK) rc = make_runs(c);
+    if (rc == APP_EXIT_OK) rc = merge_runs(c);
+    if (rc == APP_EXIT_OK) {
+        app_timing_start(timing, "write");
+        rc = commit_outputs(c);
+    }
     app_timing_stop(timing);
-    app_progress_end(&prog);
-    rs_output_abort(&outs[0]);
-    rs_output_abort(&outs[1]);
-    arr_reader_close(rd);
-    arr_reader_close(vrd);
-    for (size_t r = 0; runs && r < nruns; ++r) {
-        if (runs[r].f) fclose(runs[r].f);
-        free(runs[r].keys);
-        free(runs[r].idx);
-        free(runs[r].vals);
-    }
-    free(runs);
-    free(heap);
-    free(chunk);
-    free(idx);
-    free(vchunk);
-    free(vbuf);
+    chunked_free(c);
     return rc;
 }

@@ -1,7 +1,9 @@
 /* radixsort_chunked.h -- sorting an array file larger than the memory limit:
- * sort chunks that fit (GPU or CPU), spill each sorted run to an anonymous
- * temporary file, then merge the runs with a binary heap on the CPU,
- * streaming into the output writer(s). Ties between runs go to the earlier
+ * sort chunks that fit (GPU or CPU), spill each sorted run to anonymous
+ * temporary files (rs_runs.h), then merge the runs on every CPU thread
+ * (rs_merge.h), streaming into the output writer(s). Reading the next chunk
+ * and spilling the last overlap the chunk sort; reading the runs back and
+ * writing the output overlap the merge. Ties between runs go to the earlier
  * run, so the result is the same stable sort as in memory. */
 #ifndef RADIXSORT_CHUNKED_H
 #define RADIXSORT_CHUNKED_H
