@@ -506,12 +506,13 @@ struct NoAddend {
 
 // Stage 2b's addend: T(bx, by), the tiles left of (bx, by) in its tile row,
 // for column-carry lane l of tile row k (from the scanned row carries).
-template <typename Acc, int C> struct TilesLeft {
+// The tile width is a template argument: a division by a constant per value.
+template <typename Acc, int C, int TW> struct TilesLeft {
     static constexpr bool kNone = false;
     const Acc *row_carry;
-    size_t row_lanes, H, tile_w;
+    size_t row_lanes, H;
     __device__ __forceinline__ Acc operator()(size_t k, size_t l) const {
-        const size_t bx = l / C / tile_w;
+        const size_t bx = l / (size_t(C) * TW);
         return row_carry[bx * row_lanes + (H + k) * C + l % C];
     }
 };
@@ -600,9 +601,9 @@ cudaError_t build_sat(const unsigned char *in, size_t in_pitch, size_t W, size_t
     scan_carries<Acc, NoAddend><<<sat_grid((L.row_lanes + 31) / 32), kCarryThreads, 0, stream>>>(
         a.row_carry, L.tiles_x, L.row_lanes, NoAddend());
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
-    const TilesLeft<Acc, C> left{a.row_carry, L.row_lanes, H, L.tile_w};
-    scan_carries<Acc, TilesLeft<Acc, C>><<<sat_grid((L.col_lanes + 31) / 32), kCarryThreads, 0, stream>>>(
-        a.col_carry, L.tiles_y, L.col_lanes, left);
+    using Left = TilesLeft<Acc, C, S::kTileW>;
+    scan_carries<Acc, Left><<<sat_grid((L.col_lanes + 31) / 32), kCarryThreads, 0, stream>>>(
+        a.col_carry, L.tiles_y, L.col_lanes, Left{a.row_carry, L.row_lanes, H});
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
     sat_tiles_kernel<In, Acc, C, true, Xform><<<tiles, S::kThreads, 0, stream>>>(a, xform);
     return cudaGetLastError();
