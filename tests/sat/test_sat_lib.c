@@ -740,6 +740,10 @@ static void gpu_build_tile_edges(void **state) {
                 gpu_build_case(&r, kPairs[p], ch, w, h, 3, 1, 0, (int)(i & 1));
                 gpu_build_case(&r, kPairs[p], ch, w, h, 0, 0, 1, 1);
             }
+            /* more than 128 tiles across or down: the carry scans take their
+             * rows in several rounds (SatCarryTuning: 8 x 16 rows a round) */
+            gpu_build_case(&r, kPairs[p], ch, 130 * tw + 5, 3, 0, 0, 0, 1);
+            gpu_build_case(&r, kPairs[p], ch, 3, 130 * th - 1, 1, 0, 0, 0);
         }
 }
 
