@@ -1469,6 +1469,8 @@ static void cpu_filter_threads_bitwise_equal(void **state) {
                 free(t.data);
                 free(wt.data);
             }
+}
+
 /* ---- the build's tiles: 4K, float repeatability, the load transform --------------- */
 
 /* Issue #22's image size, 3840 x 2160, for every pair with 4 channels (RGBA8
