@@ -126,6 +126,7 @@ static void npy_seeds(void) {
     static const uint8_t bad_length[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0xff, 0xff, '{', '}'};
     put_file("npy", "bad-header-length.npy", bad_length, sizeof bad_length);
     put_file("npy", "bad-magic.npy", "NUMPY", 5);
+    put_file("npy", "bad-empty.npy", "", 0);
 }
 
 /* ---- text ------------------------------------------------------------------- */
@@ -258,6 +259,7 @@ static void png_seeds(void) {
     }
     free(data);
     put_file("png", "bad-signature.png", "\x89PNG\r\n\x1a", 7);
+    put_file("png", "bad-empty.png", "", 0);
 }
 
 int main(int argc, char **argv) {
