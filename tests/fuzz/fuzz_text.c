@@ -81,7 +81,8 @@ static void read_one(const char *path, arr_dtype_t given, size_t max_values, rea
     const arr_array_t *a = &r->a;
     if (given != ARR_NONE ? a->dtype != given : a->dtype != ARR_I64 && a->dtype != ARR_U64 && a->dtype != ARR_F64)
         fuzz_fail("%s: read as %s", who, arr_dtype_name(a->dtype));
-    if (a->ndim != 1 || a->shape[0] != a->count) fuzz_fail("%s: ndim %d, shape[0] %zu, count %zu", who, a->ndim, a->shape[0], a->count);
+    if (a->ndim != 1 || a->shape[0] != a->count)
+        fuzz_fail("%s: ndim %d, shape[0] %zu, count %zu", who, a->ndim, a->shape[0], a->count);
     if (a->count > max_values) fuzz_fail("%s: %zu values from at most %zu lines", who, a->count, max_values);
     if ((a->count == 0) != (a->data == NULL)) fuzz_fail("%s: %zu values, data %p", who, a->count, a->data);
     fuzz_check_notice(who, a->notice, path);
@@ -134,7 +135,8 @@ static void check_widening(const read_t *r) {
         if (non_negative) {
             check_same(r, ARR_I64, ARR_U64, "every value is a non-negative int64");
             for (size_t i = 0; i < i64->a.count; ++i)
-                if ((uint64_t)get_signed(&i64->a, i) != get_unsigned(&u64->a, i)) fuzz_fail("value %zu differs between int64 and uint64", i);
+                if ((uint64_t)get_signed(&i64->a, i) != get_unsigned(&u64->a, i))
+                    fuzz_fail("value %zu differs between int64 and uint64", i);
         }
     }
     if (u64->ok) {
@@ -143,7 +145,8 @@ static void check_widening(const read_t *r) {
         if (small) {
             check_same(r, ARR_U64, ARR_I64, "every value is a uint64 up to INT64_MAX");
             for (size_t i = 0; i < u64->a.count; ++i)
-                if ((int64_t)get_unsigned(&u64->a, i) != get_signed(&i64->a, i)) fuzz_fail("value %zu differs between uint64 and int64", i);
+                if ((int64_t)get_unsigned(&u64->a, i) != get_signed(&i64->a, i))
+                    fuzz_fail("value %zu differs between uint64 and int64", i);
         }
     }
     /* Integers as float64: both conversions round the same exact integer to nearest. */
