@@ -3,6 +3,7 @@
 #include "fuzz_support.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,35 @@ const char *fuzz_input_file(const uint8_t *data, size_t size) {
         done += (size_t)n;
     }
     return path;
+}
+
+static int g_pipe_read_end = -1;
+
+const char *fuzz_input_pipe(const uint8_t *data, size_t size) {
+    static char path[64];
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) fuzz_fail("harness: pipe2: %s", strerror(errno));
+    int cap = fcntl(fds[1], F_GETPIPE_SZ);
+    if (cap >= 0 && (size_t)cap < size && size <= (size_t)1 << 30) cap = fcntl(fds[1], F_SETPIPE_SZ, (int)size);
+    if (cap < 0 || (size_t)cap < size) { /* would block: no reader yet */
+        close(fds[0]);
+        close(fds[1]);
+        return NULL;
+    }
+    for (size_t done = 0; done < size;) {
+        ssize_t n = write(fds[1], data + done, size - done);
+        if (n <= 0) fuzz_fail("harness: write to a pipe: %s", n < 0 ? strerror(errno) : "wrote nothing");
+        done += (size_t)n;
+    }
+    close(fds[1]);
+    g_pipe_read_end = fds[0];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fds[0]);
+    return path;
+}
+
+void fuzz_input_pipe_done(void) {
+    if (g_pipe_read_end >= 0) close(g_pipe_read_end);
+    g_pipe_read_end = -1;
 }
 
 static void check_text(const char *who, const char *what, const char *msg, const char *path) {

@@ -18,6 +18,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * they do on a user's file, without touching the disk. */
 const char *fuzz_input_file(const uint8_t *data, size_t size);
 
+/* The same bytes behind a pipe: /proc/self/fd/N of a fresh pipe's read end,
+ * its write end already closed, so a reader sees the data and then the end.
+ * A pipe can be neither seeked nor read twice, and the image reader takes
+ * its plain libpng path for one (fuzz_png.c compares the two paths). NULL
+ * when the data does not fit the pipe's buffer (64 KiB by default, more
+ * when the system allows). Call fuzz_input_pipe_done() after reading. */
+const char *fuzz_input_pipe(const uint8_t *data, size_t size);
+void fuzz_input_pipe_done(void);
+
 /* Reports a finding ("fuzz finding: <what>") on stderr and aborts. */
 void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
