@@ -160,7 +160,7 @@ mode=$1
 
 if [[ $mode == fuzz ]]; then
     # Host-only: no CUDA, no cmocka, only the readers' own dependencies.
-    install_missing_packages cmake build-essential libpng-dev "${FUZZ_PACKAGES[@]}"
+    install_missing_packages cmake build-essential libpng-dev libdeflate-dev libturbojpeg0-dev "${FUZZ_PACKAGES[@]}"
     ensure_cmake
     say "cmake: $(cmake --version | head -n 1)"
     say "clang: $(clang --version | head -n 1)"
@@ -199,9 +199,12 @@ asan)
         -DCMAKE_C_FLAGS="$SAN_FLAGS" -DCMAKE_CXX_FLAGS="$SAN_FLAGS" \
         -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
         -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
-    # Only what the tests below run: the programs and the corpus replays.
+    # Only what the tests below run: the programs, their copies on the
+    # stand-in GPU (tests/apps/mock_gpu), the JPEG tests' decoder (stb_image)
+    # and the corpus replays.
     cmake --build "$ASAN_BUILD_DIR" --parallel "$(jobs)" \
-        --target scan_demo radixsort compact sat_blur replay_npy replay_text replay_png
+        --target scan_demo radixsort compact sat_blur radixsort_mockgpu compact_mockgpu test_stb_decode \
+        replay_npy replay_text replay_png
     ASAN_OPTIONS=$ASAN_TEST_OPTIONS UBSAN_OPTIONS=$UBSAN_TEST_OPTIONS \
         ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure --no-tests=error -L 'cli|fuzz'
     ;;
