@@ -49,6 +49,8 @@ extern "C" int sat_test_weighted_supported(libscan_dtype_t in, libscan_dtype_t t
     if (in == LIBSCAN_U16 && table == LIBSCAN_U32) return channels >= 1 && channels <= 4;
     if (in == LIBSCAN_U8 && table == LIBSCAN_U32) return channels == 4;
     if (in == LIBSCAN_U16 && table == LIBSCAN_U64) return channels == 3;
+    if (in == LIBSCAN_U32 && table == LIBSCAN_U64) return channels == 1;
+    if (in == LIBSCAN_U64 && table == LIBSCAN_U64) return channels == 4;
     if (in == LIBSCAN_F32 && table == LIBSCAN_F32) return channels == 1;
     if (in == LIBSCAN_F32 && table == LIBSCAN_F64) return channels == 2;
     return 0;
@@ -66,6 +68,8 @@ extern "C" int sat_test_build_weighted(const libscan_sat_image_t *in, const libs
     }
     if (in->dtype == LIBSCAN_U8) return (int)build<uint8_t, uint32_t, 4>(in, out);
     if (in->dtype == LIBSCAN_U16) return (int)build<uint16_t, unsigned long long, 3>(in, out);
+    if (in->dtype == LIBSCAN_U32) return (int)build<uint32_t, unsigned long long, 1>(in, out);
+    if (in->dtype == LIBSCAN_U64) return (int)build<unsigned long long, unsigned long long, 4>(in, out);
     if (out->dtype == LIBSCAN_F32) return (int)build<float, float, 1>(in, out);
     return (int)build<float, double, 2>(in, out);
 }

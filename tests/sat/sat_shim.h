@@ -16,8 +16,8 @@ void sat_test_tile(int channels, libscan_dtype_t table, size_t *tile_w, size_t *
 
 /* 1 when sat_test_build_weighted takes this pair and channel count: u16 ->
  * u32 with 1..4 channels (the blur's tables), u8 -> u32 with 4, u16 -> u64
- * with 3, f32 -> f32 with 1, f32 -> f64 with 2 (every pair and every
- * channel count at least once). */
+ * with 3, u32 -> u64 with 1, u64 -> u64 with 4, f32 -> f32 with 1, f32 ->
+ * f64 with 2 (every pair and every channel count at least once). */
 int sat_test_weighted_supported(libscan_dtype_t in, libscan_dtype_t table, int channels);
 
 /* libscan::sat::build_sat with a transform that multiplies every channel of
