@@ -16,9 +16,9 @@
 
 namespace {
 
-// The first pass of the weighted image's table reads each pixel times its
-// weight (blur_apply_weights' product, which fits the sample type: blur.h),
-// and the first pass of the weight table reads the radius map as a
+// Both passes of the weighted image's table over the image read each pixel
+// times its weight (blur_apply_weights' product, which fits the sample type:
+// blur.h), and those of the weight table read the radius map as a
 // 1-channel image and turns each radius into its weight: no separate
 // weighting pass, no weighted copies in memory, and the same tables as the
 // CPU path.
@@ -80,7 +80,7 @@ libscan_dtype_t uint_dtype(int bytes) {
 
 // The device resources of one run, released by the destructor: `side`
 // builds the weight table while `stream` builds the image's (each table's
-// scans use a few warps per row, so two tables at once fill the GPU better
+// carry scans between its tile passes are small, so two tables at once fill the GPU better
 // than one after the other); ev[0..1] time the phases. The first CUDA error
 // stays in `e`, with `what` saying what was being done.
 struct Gpu {
