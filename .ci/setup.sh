@@ -16,7 +16,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-PACKAGES=(cmake build-essential pkg-config libcmocka-dev libpng-dev libstb-dev)
+PACKAGES=(cmake build-essential pkg-config libcmocka-dev libpng-dev libstb-dev libturbojpeg0-dev libdeflate-dev)
 MIN_CMAKE=3.25
 BUILD_DIR=build
 

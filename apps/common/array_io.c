@@ -45,6 +45,7 @@ struct arr_reader {
     arr_dtype_t dtype;
     size_t count, pos;
     bool swap;
+    unsigned long long data_offset; /* binary files: where the elements start */
     int ndim;
     size_t shape[ARR_MAX_DIMS];
     char notice[ARR_NOTICE_MAX];
@@ -183,6 +184,7 @@ arr_status_t arr_reader_open(arr_reader_t **rp, const char *path, arr_format_t f
         r->dtype = h.dtype;
         r->count = h.count;
         r->swap = h.swap;
+        r->data_offset = h.header_bytes;
         r->ndim = h.ndim;
         memcpy(r->shape, h.shape, sizeof r->shape);
         if (h.ndim != 1) {
@@ -234,6 +236,14 @@ arr_format_t arr_reader_format(const arr_reader_t *r) { return r->fmt; }
 int arr_reader_ndim(const arr_reader_t *r) { return r->ndim; }
 const size_t *arr_reader_shape(const arr_reader_t *r) { return r->shape; }
 const char *arr_reader_notice(const arr_reader_t *r) { return r->notice; }
+
+bool arr_reader_binary_layout(const arr_reader_t *r, int *fd, unsigned long long *data_offset, bool *swap) {
+    if (r->fmt != ARR_FMT_NPY && r->fmt != ARR_FMT_RAW) return false;
+    *fd = fileno(r->f);
+    *data_offset = r->data_offset;
+    *swap = r->swap;
+    return true;
+}
 
 arr_status_t arr_reader_read(arr_reader_t *r, void *buf, size_t k, size_t *got, char *err, size_t errlen) {
     *got = 0;
@@ -372,6 +382,22 @@ arr_status_t arr_writer_write(arr_writer_t *w, const void *data, size_t k, char 
 }
 
 size_t arr_writer_written(const arr_writer_t *w) { return w->written; }
+
+arr_dtype_t arr_writer_dtype(const arr_writer_t *w) { return w->dtype; }
+
+bool arr_writer_binary_layout(arr_writer_t *w, int *fd, unsigned long long *data_offset, bool *seekable) {
+    if (w->fmt == ARR_FMT_TEXT || w->swap) return false;
+    if (fflush(w->f) != 0) return false; /* the error shows again at commit */
+    struct stat st;
+    *fd = fileno(w->f);
+    *data_offset = (unsigned long long)w->header_len + (unsigned long long)w->written * arr_dtype_size(w->dtype);
+    /* "-" is sequential even when the shell redirected it to a file: it may
+       have been opened for appending, and offsets there are not ours. */
+    *seekable = strcmp(w->path, "-") != 0 && fstat(*fd, &st) == 0 && S_ISREG(st.st_mode);
+    return true;
+}
+
+void arr_writer_add_written(arr_writer_t *w, size_t k) { w->written += k; }
 
 arr_status_t arr_writer_commit(arr_writer_t *w, char *err, size_t errlen) {
     if (!w) return arr__fail(err, errlen, ARR_ERR_SYSTEM, "(output)", "no writer");

@@ -195,6 +195,14 @@ arr_status_t arr_reader_read(arr_reader_t *r, void *buf, size_t k, size_t *got, 
 /* Closes the file and frees r. NULL is fine. */
 void arr_reader_close(arr_reader_t *r);
 
+/* For code that reads the elements itself (stream_io.h: parallel pread):
+ * true for a binary file (.npy or raw), whose elements are contiguous from
+ * byte *data_offset on in the file open on *fd (r's own descriptor: read it
+ * with pread only, and not after arr_reader_close), stored in the other
+ * byte order than the host's when *swap; false for text (use
+ * arr_reader_read). The header was validated against the file size at open. */
+bool arr_reader_binary_layout(const arr_reader_t *r, int *fd, unsigned long long *data_offset, bool *swap);
+
 /* ---------------------------------------------------------------------------
  * Streaming write
  *
@@ -240,6 +248,25 @@ void arr_writer_abort(arr_writer_t *w);
 
 /* Elements written so far. */
 size_t arr_writer_written(const arr_writer_t *w);
+
+/* The element type w writes. */
+arr_dtype_t arr_writer_dtype(const arr_writer_t *w);
+
+/* For code that writes the elements itself (stream_io.h: parallel pwrite):
+ * true when w writes its elements as raw bytes in the host's order (.npy on a
+ * little-endian host, raw). It then flushes what w buffered (the header) and
+ * gives the file descriptor, the offset of the next element
+ * (*data_offset: header + elements written so far), and whether the file may
+ * be written at offsets (*seekable: a regular file; false for standard
+ * output, a device or a FIFO, which take sequential write() only). Elements
+ * written that way are counted with arr_writer_add_written(); after the
+ * first, only commit or abort may follow on w. False for text (and a
+ * big-endian .npy): use arr_writer_write. */
+bool arr_writer_binary_layout(arr_writer_t *w, int *fd, unsigned long long *data_offset, bool *seekable);
+
+/* Counts k elements that the caller wrote through arr_writer_binary_layout's
+ * descriptor (commit checks the total as for arr_writer_write). */
+void arr_writer_add_written(arr_writer_t *w, size_t k);
 
 #ifdef __cplusplus
 }

@@ -8,9 +8,14 @@ add_library(app_common STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/dtype.c
   ${CMAKE_CURRENT_SOURCE_DIR}/npy.c
   ${CMAKE_CURRENT_SOURCE_DIR}/text_values.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/array_io.c)
+  ${CMAKE_CURRENT_SOURCE_DIR}/array_io.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/host_mem.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/par_io.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/stream_src.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/stream_sink.c)
 target_include_directories(app_common PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/..)
 # app_gpu_usable() probes through the CUDA runtime; the shared one, like the
 # rest of the project, so a program has a single runtime.
-target_link_libraries(app_common PUBLIC CUDA::cudart m PRIVATE libscan_warnings)
+find_package(Threads REQUIRED)
+target_link_libraries(app_common PUBLIC CUDA::cudart m Threads::Threads PRIVATE libscan_warnings)
 set_target_properties(app_common PROPERTIES POSITION_INDEPENDENT_CODE ON)

@@ -232,7 +232,7 @@ static int split_pair(const char *s, char *a, char *b, size_t cap, char *err, si
 int app_parse_pair_f64(const char *s, double *x, double *y, char *err, size_t errlen) {
     char a[128], b[128], e[192];
     if (split_pair(s, a, b, sizeof a, err, errlen)) return -1;
-    double vx, vy;
+    double vx = 0.0, vy = 0.0; /* set by app_parse_f64 on success; initialised for GCC, which cannot tell when inlined (-fPIE) */
     if (app_parse_f64(a, &vx, e, sizeof e)) return set_err(err, errlen, "in pair '%s': %s", s, e);
     if (app_parse_f64(b, &vy, e, sizeof e)) return set_err(err, errlen, "in pair '%s': %s", s, e);
     *x = vx;

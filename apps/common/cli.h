@@ -104,12 +104,15 @@ int app_choose_device(const char *prog, app_device_t requested, app_device_t *ch
  *
  * app_out_open() creates a temporary file "<dir>/.<name>.XXXXXX" beside the
  * final path (so the final rename stays within one file system); the program
- * writes through app_out_file(); app_out_commit() flushes, fsyncs and renames
- * it over the final name; app_out_abort() closes and unlinks it. A failure at
+ * writes through app_out_file(); app_out_commit() flushes, closes and renames
+ * it over the final name (no fsync: as cp, sort -o and numpy.save, the data
+ * reaches the disk when the kernel writes it back); app_out_abort() closes and unlinks it. A failure at
  * any step leaves no file behind, and an existing file at the final path is
  * only replaced by a complete new one. Pending temporary files are removed if
  * the process gets SIGINT, SIGTERM or SIGHUP (the handler unlinks them and
- * re-raises the signal with its default action). The committed file gets mode
+ * re-raises the signal with its default action), also those that other
+ * threads are creating at that moment (such an app_out_open() fails with
+ * "interrupted by a signal" as the process dies). The committed file gets mode
  * 0666 & ~umask, like a file made by fopen().
  * The path "-" means standard output: no temporary file, commit only flushes.
  * An existing path that is not a regular file (a character or block device
@@ -120,6 +123,11 @@ int app_choose_device(const char *prog, app_device_t requested, app_device_t *ch
  * ------------------------------------------------------------------------- */
 
 typedef struct app_out app_out_t; /* opaque */
+
+/* Temporary files one process may have open at once (the signal clean-up's
+ * table); app_out_open() fails beyond ("too many output files open at
+ * once"), so a program writing on many threads keeps below it. */
+#define APP_OUT_MAX_PENDING 32
 
 /* Opens `path` for atomic writing. Returns the handle, or NULL with the reason
  * in err (errlen bytes, NUL-terminated), naming the path, e.g.
@@ -136,7 +144,8 @@ FILE *app_out_file(app_out_t *o);
 /* The final path given to app_out_open(). */
 const char *app_out_path(const app_out_t *o);
 
-/* Completes the file: fflush, fsync, close, rename over the final path.
+/* Completes the file: fflush, close (both report write errors such as a full
+ * disk), rename over the final path. No fsync (see out_file.c).
  * Returns 0, or -1 with the reason in err (naming the path), in which case
  * the temporary file has been removed. Frees o in both cases. */
 int app_out_commit(app_out_t *o, char *err, size_t errlen);
@@ -222,13 +231,16 @@ void app_progress_end(app_progress_t *p);
 typedef struct app_timing {
     /* private: use the functions below */
     bool enabled;
-    int count;   /* phases used */
-    int current; /* index of the running phase, -1 when none */
+    bool overlapped; /* app_timing_span() was used: stages ran at once */
+    int count;       /* phases used */
+    int current;     /* index of the running phase, -1 when none */
     double started;
+    double t0;       /* app_now() at init */
     struct {
         char name[APP_TIMING_NAME_MAX];
         double seconds;
         unsigned calls;
+        double from, to; /* first start and last end, app_now() clock */
     } phase[APP_TIMING_MAX_PHASES];
 } app_timing_t;
 
@@ -249,6 +261,16 @@ void app_timing_stop(app_timing_t *t);
 /* Adds `seconds` measured elsewhere (e.g. with CUDA events) to phase `name`. */
 void app_timing_add(app_timing_t *t, const char *name, double seconds);
 
+/* Records phase `name` as a stage that ran from `from` to `to` (app_now()
+ * clock values) alongside others, as the streaming pipelines' read, upload,
+ * download and write do (stream_io.h). Its time is its wall span (from its
+ * first to its last piece of work, waits included), several spans of one
+ * name merge into one from the earliest start to the latest end, and the
+ * table then says where each stage ran and takes the wall time since
+ * app_timing_init() as its total, since overlapping stages do not add up.
+ * A span with to < from (a stage that did nothing) is ignored. */
+void app_timing_span(app_timing_t *t, const char *name, double from, double to);
+
 /* Total seconds of phase `name` so far (0 when unknown). */
 double app_timing_get(const app_timing_t *t, const char *name);
 
@@ -257,6 +279,11 @@ double app_timing_get(const app_timing_t *t, const char *name);
  *     read        12.345 ms   41.2%
  *     ...
  *     total       29.960 ms
+ * or, once app_timing_span() was used, with each phase's place in the run:
+ *   <prog>: timing (stages overlap: each is its wall time, at = from .. to ms into the run)
+ *     read        80.123 ms  at     12.0 ..     92.1
+ *     ...
+ *     total (wall) 110.000 ms
  * Does nothing when disabled. */
 void app_timing_print(app_timing_t *t, const char *prog);
 

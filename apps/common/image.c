@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "common/image_io.h"
 #include "image_private.h"
+#include "jpeg_private.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -155,6 +156,8 @@ const char *img_describe(const img_t *img, char *buf, size_t buflen)
         snprintf(buf, buflen, "empty image");
         return buf;
     }
+    if (img->source_format == IMG_FORMAT_JPEG)
+        return img__jpeg_describe(img, buf, buflen);
     if (img->source_color_type == IMG_SOURCE_NONE) {
         snprintf(buf, buflen, "%d-bit %s %dx%d", img->bits, layout_name(img->channels), img->width, img->height);
         return buf;

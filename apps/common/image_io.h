@@ -1,5 +1,8 @@
-/* image_io.h -- images for the libscan programs: every PNG in (libpng),
- * PNG/JPEG/BMP/TGA out (libpng, stb_image_write), and sRGB <-> linear light.
+/* image_io.h -- images for the libscan programs: every PNG (libpng, the
+ * image data inflated by libdeflate) and JPEG (TurboJPEG) in, PNG out
+ * (parallel deflate, libpng for the chunks), JPEG/BMP/TGA out (TurboJPEG or
+ * nvJPEG, stb_image_write), and sRGB <-> linear light. JPEG in memory (both
+ * encoders, the decoder): jpeg_io.h.
  *
  * Conventions shared by every function here:
  *   - Functions that can fail return 0 on success and -1 on failure (img_write
@@ -60,22 +63,69 @@ typedef struct img {
     int had_trns;          /* 1 when a tRNS chunk was turned into the alpha channel */
     int interlaced;        /* 1 when the PNG was Adam7-interlaced */
     int source_bits;       /* bit depth in the file: 1, 2, 4, 8 or 16 (0 when not from a file) */
-    int source_color_type; /* IMG_SOURCE_* */
+    int source_color_type; /* IMG_SOURCE_* (IMG_SOURCE_NONE for a JPEG) */
+    int source_format;     /* the file's img_format_t: IMG_FORMAT_JPEG (img_read_jpeg), IMG_FORMAT_PNG
+                              (img_read; img_read_png alone leaves it 0), 0 when not from a file */
+    int source_subsampling; /* JPEG only: the file's img_jpeg_subsampling_t (IMG_JPEG_SUB_GRAY for a
+                               one-component JPEG, IMG_JPEG_SUB_OTHER for CMYK/YCCK or unusual
+                               factors); 0 otherwise */
 } img_t;
 
 /* Output formats, chosen from the file name's extension. */
 typedef enum img_format {
     IMG_FORMAT_UNKNOWN = 0,
-    IMG_FORMAT_PNG = 1,  /* .png: libpng, 8 or 16 bits kept, all four channel layouts */
-    IMG_FORMAT_JPEG = 2, /* .jpg, .jpeg: stb_image_write, 8-bit, no alpha (see img_write); gray is
-                            stored as a 3-component (YCbCr) JPEG, as stb always does */
+    IMG_FORMAT_PNG = 1,  /* .png: 8 or 16 bits kept, all four channel layouts (see img_write) */
+    IMG_FORMAT_JPEG = 2, /* .jpg, .jpeg: TurboJPEG (or nvJPEG, see img_write_opts_t), 8-bit, no alpha
+                            (see img_write); gray is a one-component (grayscale) JPEG */
     IMG_FORMAT_BMP = 3,  /* .bmp: stb_image_write, 8-bit; 24-bit, or 32-bit with alpha */
     IMG_FORMAT_TGA = 4   /* .tga: stb_image_write, 8-bit, RLE-compressed, alpha kept */
 } img_format_t;
 
+/* PNG compression: the zlib level img_write uses by default (see
+ * img_write_opts_t.png_compression), and the value that asks for none. */
+#define IMG_PNG_DEFAULT_LEVEL 5
+#define IMG_PNG_NO_COMPRESSION (-1)
+
+/* JPEG chroma subsampling: how many colour (Cb, Cr) samples a JPEG keeps
+ * per luma sample. Writing takes DEFAULT, 420, 422 or 444; reading reports
+ * what the file had in img_t.source_subsampling. */
+typedef enum img_jpeg_subsampling {
+    IMG_JPEG_SUB_DEFAULT = 0, /* writing: 4:2:0, as PIL and libjpeg's cjpeg do */
+    IMG_JPEG_SUB_420 = 1,     /* colour at half resolution both ways */
+    IMG_JPEG_SUB_422 = 2,     /* colour at half horizontal resolution */
+    IMG_JPEG_SUB_444 = 3,     /* colour at full resolution */
+    IMG_JPEG_SUB_GRAY = 4,    /* reading: a one-component JPEG */
+    IMG_JPEG_SUB_440 = 5,     /* reading: half vertical resolution */
+    IMG_JPEG_SUB_411 = 6,     /* reading: quarter horizontal resolution */
+    IMG_JPEG_SUB_OTHER = 7    /* reading: CMYK/YCCK or factors TurboJPEG does not name */
+} img_jpeg_subsampling_t;
+
+/* What img_write did, for callers that ask (img_write_opts_t.report):
+ * cleared at the start of every img_write, filled in as it goes. */
+typedef struct img_write_report {
+    char jpeg_encoder[16]; /* the encoder that wrote a JPEG: "TurboJPEG" or "nvJPEG"; "" for the
+                              other formats */
+    char note[256];        /* one line when jpeg_gpu asked for nvJPEG, nvJPEG is built in and it
+                              failed (no usable GPU, an nvJPEG error): why; TurboJPEG then wrote
+                              the file. "" otherwise (also when nvJPEG is not built in) */
+} img_write_report_t;
+
 /* Options of img_write. Zero-initialised options (or NULL) mean the defaults. */
 typedef struct img_write_opts {
     int jpeg_quality; /* 1..100; 0 = default (90). Other values are an error. */
+    int jpeg_subsampling; /* img_jpeg_subsampling_t: DEFAULT (4:2:0), 420, 422 or 444; others are an
+                             error. Gray images are written as one-component JPEGs whatever it is. */
+    int jpeg_gpu;     /* 1: encode JPEG with nvJPEG on the current CUDA device when the build found
+                         nvJPEG (img_jpeg_gpu_built() in jpeg_io.h), with the same quality and
+                         subsampling; TurboJPEG when nvJPEG is not built in or fails (the report's
+                         note says why). 0: TurboJPEG. */
+    img_write_report_t *report; /* NULL, or where img_write says what it did */
+    int png_compression; /* zlib level 1 (fastest) .. 9 (smallest); 0 = default (IMG_PNG_DEFAULT_LEVEL);
+                            IMG_PNG_NO_COMPRESSION = stored, unfiltered (zlib level 0). Other values are an
+                            error. */
+    int threads;         /* PNG encoder threads: 0 = one per online CPU (at most one per band of rows);
+                            1 = the calling thread only. Negative is an error. The file's bytes do not
+                            depend on it. */
 } img_write_opts_t;
 
 /* ---- images in memory ---------------------------------------------------- */
@@ -99,6 +149,40 @@ size_t img_pixel_count(const img_t *img);
 size_t img_byte_count(const img_t *img);
 
 /* ---- reading ------------------------------------------------------------- */
+
+/* Read a PNG or a JPEG file, whichever its first bytes say it is (the
+ * extension plays no part): the PNG signature goes to img_read_png, a JPEG's
+ * start-of-image marker (FF D8) to img_read_jpeg, with their conversions and
+ * messages; out->source_format says which. A pipe or a device (FIFO,
+ * /dev/stdin) cannot be read twice, so there the name decides: .jpg/.jpeg
+ * (any case) is read as JPEG, anything else as PNG.
+ * Errors (one message, starting with the path): cannot open, a directory,
+ * empty file, not a PNG or JPEG file (unrecognised signature), and those of
+ * the reader it picks. */
+int img_read(const char *path, uint64_t max_pixels, img_t *out, char *err, size_t errlen);
+
+/* Read a JPEG file into *out (through TurboJPEG; jpeg_io.h's img_jpeg_decode).
+ *
+ * max_pixels: refuse images with width * height above it (0 =
+ * IMG_DEFAULT_MAX_PIXELS), checked from the frame header before the pixels
+ * are allocated. Result: 8 bits per sample; a one-component (grayscale)
+ * JPEG gives gray (1 channel), YCbCr and RGB JPEGs give RGB (3), and
+ * CMYK/YCCK JPEGs give RGB through R = C * K / 255 (and so on), taking the
+ * samples as Adobe applications store them (inverted, 255 = no ink), as
+ * stb_image and ImageMagick's default conversion do. Baseline, progressive
+ * and arithmetic-coded JPEGs are read; chroma is upsampled smoothly and the
+ * inverse DCT is the accurate one (libjpeg's defaults). The EXIF orientation
+ * and any ICC profile are ignored (as ImageMagick without -auto-orient):
+ * samples are taken to be sRGB. out->source_format is IMG_FORMAT_JPEG,
+ * source_bits 8, source_subsampling the file's.
+ *
+ * Errors (one message, starting with the path): cannot open / not readable,
+ * a directory, empty file, not a JPEG file (bad signature), truncated JPEG
+ * file, corrupt JPEG file (with libjpeg-turbo's reason: a bad marker,
+ * corrupt entropy-coded data, 12-bit samples, ...), image too large, out of
+ * memory. Any warning libjpeg-turbo raises (corrupt data it could skip) is
+ * an error too: a damaged file never gives an image. */
+int img_read_jpeg(const char *path, uint64_t max_pixels, img_t *out, char *err, size_t errlen);
 
 /* Read any PNG file into *out.
  *
@@ -126,8 +210,9 @@ size_t img_byte_count(const img_t *img);
 int img_read_png(const char *path, uint64_t max_pixels, img_t *out, char *err, size_t errlen);
 
 /* Describe the file format an image was read from, in words, e.g.
- * "PNG 4-bit palette with tRNS, interlaced, 17x5 -> 8-bit RGBA" or, for an
- * image not read from a file, "8-bit RGB 640x480". Writes at most buflen
+ * "PNG 4-bit palette with tRNS, interlaced, 17x5 -> 8-bit RGBA", "JPEG
+ * 4:2:0, 640x480 -> 8-bit RGB" or, for an image not read from a file,
+ * "8-bit RGB 640x480". Writes at most buflen
  * bytes (always NUL-terminated when buflen > 0) and returns buf. */
 const char *img_describe(const img_t *img, char *buf, size_t buflen);
 
@@ -142,13 +227,20 @@ const char *img_format_name(img_format_t format);
 
 /* Write *img to path, in the format its extension names.
  *
- * opts: NULL or zeroed for the defaults (JPEG quality 90).
- * PNG keeps the channels and the bit depth (8 or 16). JPEG, BMP and TGA are
+ * opts: NULL or zeroed for the defaults (JPEG quality 90, 4:2:0, TurboJPEG;
+ * PNG zlib level IMG_PNG_DEFAULT_LEVEL, one encoder thread per CPU).
+ * PNG keeps the channels and the bit depth (8 or 16), not interlaced, no
+ * ancillary chunks. Each row gets the Sub, Up or Average filter (the one
+ * with the smallest sum of absolute values, libpng's heuristic; none at
+ * IMG_PNG_NO_COMPRESSION), and the image is cut into bands of rows of about
+ * 256 KiB that are filtered and deflated on all cores into one zlib stream
+ * (each band primed with the 32 KiB before it), so the output is one
+ * ordinary PNG, the same bytes whatever the number of threads. JPEG, BMP and TGA are
  * 8-bit formats: 16-bit samples are converted with rounding, v8 =
  * (v16 * 255 + 32767) / 65535. Alpha handling:
- *   - JPEG has no alpha: the image is composited over black in linear light
- *     (colour = encode(decode(c) * alpha)); gray + alpha becomes gray, RGBA
- *     becomes RGB;
+ *   - JPEG has no alpha: it is dropped and the colour samples are written as
+ *     they are (straight, not composited), as ImageMagick's `convert in.png
+ *     out.jpg` does; gray + alpha becomes a grayscale JPEG, RGBA an RGB one;
  *   - BMP: RGB and gray are written as 24-bit, RGBA and gray + alpha as
  *     32-bit with an alpha mask (gray expanded to RGB);
  *   - TGA: gray, gray + alpha, RGB, RGBA as they are (RLE-compressed).
@@ -167,7 +259,7 @@ const char *img_format_name(img_format_t format);
  * or FIFO at path is written in place, never replaced (as cp does).
  *
  * Returns 0 on success; IMG_ERR_IO (-2) when writing the file failed: a write,
- * flush, fsync, close or the final rename returned an error (disk full, file
+ * flush, close or the final rename returned an error (disk full, file
  * too large, device error; the message says "write error: <reason>"), which
  * a program reports as an I/O error (exit 2, APP_EXIT_INTERNAL); -1 for
  * everything else: bad arguments, unknown extension, bad options, the

@@ -1,7 +1,8 @@
 /* out_file.c -- atomic output files and app_same_file (cli.h).
  *
  * A temporary file is made with mkstemp() beside the final path and renamed
- * over it at commit. Pending temporary names live in a fixed table that the
+ * over it at commit (after a flush and close that report any write error; no
+ * fsync, see app_out_commit). Pending temporary names live in a fixed table that the
  * SIGINT/SIGTERM/SIGHUP handler can walk without allocating: it unlinks them
  * (unlink is async-signal-safe) and re-raises the signal with the default
  * action, so the exit status still says "killed by signal". An existing
@@ -34,19 +35,37 @@ struct app_out {
 
 /* ---- pending temporary files, visible to the signal handler ------------- */
 
-#define PENDING_MAX 32
+#define PENDING_MAX APP_OUT_MAX_PENDING
 /* Slot states: a slot is claimed (compare-and-swap, so threads writing
- * images and arrays at once never share one), then its path is written,
- * then it is published; the handler unlinks published paths only, never a
- * half-written name. */
+ * images and arrays at once never share one) BEFORE its temporary file is
+ * created, then the path is written and the slot published; the handler
+ * unlinks published paths only, never a half-written name.
+ *
+ * With several threads writing, the signal runs the handler on one thread
+ * while the others go on, so it must miss no file another thread creates
+ * meanwhile (sat_blur --batch left ".frame.png.XXXXXX" behind otherwise):
+ *   - the handler first sets g_dying, then walks the slots, waiting on a
+ *     claimed one until it is published (or freed): its owner has these
+ *     signals blocked and is only a few system calls from publishing;
+ *   - a thread that claims a slot reads g_dying right after, and creates no
+ *     file when it is set.
+ * All sequentially consistent: for each slot, either the handler sees the
+ * claim (and waits for the file's name) or the claimer sees g_dying (and
+ * makes no file). */
 enum { SLOT_FREE = 0, SLOT_READY = 1, SLOT_CLAIMED = 2 };
 static char g_pending_path[PENDING_MAX][PATH_MAX];
 static volatile sig_atomic_t g_pending_used[PENDING_MAX];
+static volatile sig_atomic_t g_dying;
 static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static void on_signal(int sig) {
-    for (int i = 0; i < PENDING_MAX; ++i)
-        if (g_pending_used[i] == SLOT_READY) unlink(g_pending_path[i]);
+    __atomic_store_n(&g_dying, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < PENDING_MAX; ++i) {
+        sig_atomic_t s;
+        while ((s = __atomic_load_n(&g_pending_used[i], __ATOMIC_SEQ_CST)) == SLOT_CLAIMED) {
+        }
+        if (s == SLOT_READY) unlink(g_pending_path[i]);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -77,23 +96,33 @@ static void block_signals(sigset_t *old) {
     sigprocmask(SIG_BLOCK, &block, old);
 }
 
-/* Records `path` in a free slot (signals blocked by the caller). Returns the
- * slot, or -1 when the table is full. */
-static int pending_add(const char *path) {
+/* Claims a free slot before its file is made (signals blocked by the
+ * caller). Returns the slot, -1 when the table is full, or -2 when a signal
+ * handler is already removing the files (the process is about to die: make
+ * none). */
+static int pending_claim(void) {
     for (int i = 0; i < PENDING_MAX; ++i) {
         sig_atomic_t expected = SLOT_FREE;
-        if (__atomic_compare_exchange_n(&g_pending_used[i], &expected, SLOT_CLAIMED, false, __ATOMIC_ACQ_REL,
+        if (__atomic_compare_exchange_n(&g_pending_used[i], &expected, SLOT_CLAIMED, false, __ATOMIC_SEQ_CST,
                                         __ATOMIC_RELAXED)) {
-            snprintf(g_pending_path[i], PATH_MAX, "%s", path);
-            __atomic_store_n(&g_pending_used[i], SLOT_READY, __ATOMIC_RELEASE);
+            if (__atomic_load_n(&g_dying, __ATOMIC_SEQ_CST)) {
+                __atomic_store_n(&g_pending_used[i], SLOT_FREE, __ATOMIC_SEQ_CST);
+                return -2;
+            }
             return i;
         }
     }
     return -1;
 }
 
+/* The claimed slot's file exists: record its name for the handler. */
+static void pending_publish(int slot, const char *path) {
+    snprintf(g_pending_path[slot], PATH_MAX, "%s", path);
+    __atomic_store_n(&g_pending_used[slot], SLOT_READY, __ATOMIC_SEQ_CST);
+}
+
 static void pending_remove(int slot) {
-    if (slot >= 0 && slot < PENDING_MAX) __atomic_store_n(&g_pending_used[slot], SLOT_FREE, __ATOMIC_RELEASE);
+    if (slot >= 0 && slot < PENDING_MAX) __atomic_store_n(&g_pending_used[slot], SLOT_FREE, __ATOMIC_SEQ_CST);
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -214,16 +243,25 @@ app_out_t *app_out_open(const char *path, char *err, size_t errlen) {
     install_handlers();
     sigset_t oldmask;
     block_signals(&oldmask);
-    int fd = mkstemp(o->tmp_path);
-    int mk_errno = errno;
-    if (fd >= 0) {
-        o->slot = pending_add(o->tmp_path);
-        if (o->slot < 0) {
-            close(fd);
-            unlink(o->tmp_path);
-        }
+    int fd = -1, mk_errno = 0;
+    const int claim = pending_claim();
+    if (claim >= 0) {
+        fd = mkstemp(o->tmp_path);
+        mk_errno = errno;
+        if (fd >= 0) pending_publish(claim, o->tmp_path);
+        else pending_remove(claim);
     }
     sigprocmask(SIG_SETMASK, &oldmask, NULL);
+    if (claim == -1) {
+        put_err(err, errlen, "%s: too many output files open at once", path);
+        fail_errno = EMFILE;
+        goto fail;
+    }
+    if (claim == -2) {
+        put_err(err, errlen, "%s: interrupted by a signal", path);
+        fail_errno = EINTR;
+        goto fail;
+    }
     if (fd < 0) {
         char dir[PATH_MAX];
         if (dirlen == 0) snprintf(dir, sizeof dir, ".");
@@ -232,11 +270,7 @@ app_out_t *app_out_open(const char *path, char *err, size_t errlen) {
         fail_errno = mk_errno;
         goto fail;
     }
-    if (o->slot < 0) {
-        put_err(err, errlen, "%s: too many output files open at once", path);
-        fail_errno = EMFILE;
-        goto fail;
-    }
+    o->slot = claim;
     (void)fchmod(fd, default_file_mode());
     o->f = fdopen(fd, "wb");
     if (!o->f) {
@@ -291,9 +325,15 @@ int app_out_commit(app_out_t *o, char *err, size_t errlen) {
         out_free(o);
         return bad ? -1 : 0;
     }
+    /* No fsync (as cp, GNU sort -o and numpy.save): the temporary file and
+       the rename guard against the program's own failures (an error, a
+       signal, a full disk: write and close report those), and waiting here
+       for the disk would cost as long as the whole rest of a run on a large
+       file (issue 21: a 1 GiB output). What a power cut right after the
+       rename leaves is the file system's business; ext4 and btrfs flush a
+       file renamed over an existing one before the rename commits. */
     int e = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) e = errno ? errno : EIO;
-    if (!e && fsync(fileno(o->f)) != 0) e = errno;
     if (fclose(o->f) != 0 && !e) e = errno;
     o->f = NULL;
     if (!e) {

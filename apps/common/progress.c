@@ -58,6 +58,7 @@ void app_timing_init(app_timing_t *t, bool enabled) {
     memset(t, 0, sizeof *t);
     t->enabled = enabled;
     t->current = -1;
+    t->t0 = enabled ? app_now() : 0.0;
 }
 
 /* Index of phase `name`, created on first use. The last slot is kept for
@@ -75,7 +76,15 @@ static int phase_index(app_timing_t *t, const char *name) {
     snprintf(t->phase[t->count].name, APP_TIMING_NAME_MAX, "%s", key);
     t->phase[t->count].seconds = 0.0;
     t->phase[t->count].calls = 0;
+    t->phase[t->count].from = 0.0;
+    t->phase[t->count].to = 0.0;
     return t->count++;
+}
+
+/* Widens phase i's [from, to] to include [a, b]. */
+static void phase_extend(app_timing_t *t, int i, double a, double b) {
+    if (t->phase[i].calls == 0 || a < t->phase[i].from) t->phase[i].from = a;
+    if (t->phase[i].calls == 0 || b > t->phase[i].to) t->phase[i].to = b;
 }
 
 void app_timing_start(app_timing_t *t, const char *name) {
@@ -87,7 +96,9 @@ void app_timing_start(app_timing_t *t, const char *name) {
 
 void app_timing_stop(app_timing_t *t) {
     if (!t->enabled || t->current < 0) return;
-    t->phase[t->current].seconds += app_now() - t->started;
+    const double end = app_now();
+    phase_extend(t, t->current, t->started, end);
+    t->phase[t->current].seconds += end - t->started;
     t->phase[t->current].calls++;
     t->current = -1;
 }
@@ -95,8 +106,19 @@ void app_timing_stop(app_timing_t *t) {
 void app_timing_add(app_timing_t *t, const char *name, double seconds) {
     if (!t->enabled) return;
     int i = phase_index(t, name);
+    const double end = app_now();
+    phase_extend(t, i, end - seconds, end);
     t->phase[i].seconds += seconds;
     t->phase[i].calls++;
+}
+
+void app_timing_span(app_timing_t *t, const char *name, double from, double to) {
+    if (!t->enabled || to < from) return;
+    int i = phase_index(t, name);
+    phase_extend(t, i, from, to);
+    t->phase[i].seconds = t->phase[i].to - t->phase[i].from;
+    t->phase[i].calls++;
+    t->overlapped = true;
 }
 
 double app_timing_get(const app_timing_t *t, const char *name) {
@@ -110,11 +132,27 @@ double app_timing_get(const app_timing_t *t, const char *name) {
 void app_timing_print(app_timing_t *t, const char *prog) {
     if (!t->enabled) return;
     app_timing_stop(t);
+    /* Built in one buffer and written at once, so it stays together. */
+    char buf[APP_TIMING_MAX_PHASES * 96 + 192];
+    size_t n = 0;
+    if (t->overlapped) {
+        /* Stages that ran at once do not add up: each line is a wall span,
+           placed in the run, and the total is the wall time. */
+        const double wall = app_now() - t->t0;
+        n += (size_t)snprintf(buf + n, sizeof buf - n,
+                              "%s: timing (stages overlap: each is its wall time, at = from .. to ms into the run)\n",
+                              prog ? prog : "");
+        for (int i = 0; i < t->count && n < sizeof buf; ++i)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "  %-*s %12.3f ms  at %8.1f .. %8.1f\n",
+                                  APP_TIMING_NAME_MAX - 1, t->phase[i].name, t->phase[i].seconds * 1e3,
+                                  (t->phase[i].from - t->t0) * 1e3, (t->phase[i].to - t->t0) * 1e3);
+        if (n < sizeof buf)
+            snprintf(buf + n, sizeof buf - n, "  %-*s %12.3f ms\n", APP_TIMING_NAME_MAX - 1, "total (wall)", wall * 1e3);
+        fputs(buf, stderr);
+        return;
+    }
     double total = 0.0;
     for (int i = 0; i < t->count; ++i) total += t->phase[i].seconds;
-    /* Built in one buffer and written at once, so it stays together. */
-    char buf[APP_TIMING_MAX_PHASES * 64 + 128];
-    size_t n = 0;
     n += (size_t)snprintf(buf + n, sizeof buf - n, "%s: timing\n", prog ? prog : "");
     for (int i = 0; i < t->count && n < sizeof buf; ++i)
         n += (size_t)snprintf(buf + n, sizeof buf - n, "  %-*s %12.3f ms %6.1f%%\n", APP_TIMING_NAME_MAX - 1,

@@ -8,7 +8,6 @@
  * See usage() for the details. Exit status: 0 success, 1 bad usage or input,
  * 2 internal/GPU failure. */
 #include <getopt.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,16 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cuda_runtime_api.h>
-
 #include "common/array_io.h"
 #include "common/cli.h"
+#include "common/stream_io.h"
+#include "compact_stream.h"
 #include <libscan/compact.h>
 
 #define PROG "compact"
 #define ERRLEN 512
-
-typedef enum { CRIT_NONE, CRIT_PRED, CRIT_FLAGS, CRIT_UNIQUE } criterion_t;
 
 typedef struct {
     const char *in, *out, *flags_path;
@@ -295,128 +292,27 @@ static int parse_value(const char *opt, const char *s, libscan_dtype_t t, libsca
     return 0;
 }
 
-/* Reads FLAGFILE as one byte per element (non-zero keeps). */
-static int read_flags(const options_t *o, size_t n, unsigned char **flags) {
+/* Opens FLAGFILE: an integer or bool array of n elements, one flag each
+ * (non-zero keeps). Raw flag files are bytes; text lines are read as
+ * whatever integers they hold (floats are refused). */
+static int open_flags(const options_t *o, size_t n, app_src_t **fsrc) {
     char err[ERRLEN];
-    arr_array_t a;
-    /* Raw flag files are bytes; text lines are read as whatever numbers they
-     * hold (any integer is a flag; floats are refused below). */
     const arr_dtype_t raw = arr_format_from_path(o->flags_path) == ARR_FMT_RAW ? ARR_U8 : ARR_NONE;
-    arr_status_t st = arr_read(o->flags_path, ARR_FMT_AUTO, raw, &a, err, sizeof err);
+    arr_status_t st = app_src_open(fsrc, o->flags_path, ARR_FMT_AUTO, raw, err, sizeof err);
     if (st != ARR_OK) {
         app_error(PROG, "%s", err);
-        return st == ARR_ERR_INPUT ? APP_EXIT_USAGE : APP_EXIT_INTERNAL;
+        return (int)st;
     }
-    int rc = APP_EXIT_OK;
-    if (!arr_dtype_is_integer(a.dtype)) {
-        app_error(PROG, "%s: flags must be integers or bools, not %s", o->flags_path, arr_dtype_name(a.dtype));
-        rc = APP_EXIT_USAGE;
-    } else if (a.count != n) {
-        app_error(PROG, "%s: %zu flags for %zu elements in %s", o->flags_path, a.count, n, o->in);
-        rc = APP_EXIT_USAGE;
-    } else {
-        *flags = malloc(n ? n : 1);
-        if (!*flags) {
-            app_error(PROG, "out of memory for %zu flags", n);
-            rc = APP_EXIT_INTERNAL;
-        } else {
-            const size_t es = arr_dtype_size(a.dtype);
-            const unsigned char *b = a.data;
-            for (size_t i = 0; i < n; ++i) {
-                unsigned char any = 0;
-                for (size_t j = 0; j < es; ++j) any |= b[i * es + j];
-                (*flags)[i] = any != 0;
-            }
-        }
+    if (!arr_dtype_is_integer(app_src_dtype(*fsrc))) {
+        app_error(PROG, "%s: flags must be integers or bools, not %s", o->flags_path,
+                  arr_dtype_name(app_src_dtype(*fsrc)));
+        return APP_EXIT_USAGE;
     }
-    arr_free(&a);
-    return rc;
-}
-
-/* ---- running ----------------------------------------------------------------------- */
-
-typedef struct {
-    const void *in;
-    const unsigned char *flags;
-    size_t n;
-    libscan_dtype_t dtype;
-    libscan_pred_t pred;
-    criterion_t crit;
-    bool partition;
-    libscan_compact_opts_t opts;
-} job_t;
-
-static int run_cpu(const job_t *j, void *out, void *rej, size_t *k) {
-    libscan_status_t st;
-    if (j->crit == CRIT_UNIQUE) st = libscan_cpu_unique(j->in, out, k, j->n, j->dtype, &j->opts);
-    else if (j->crit == CRIT_FLAGS)
-        st = j->partition ? libscan_cpu_partition_flagged(j->in, j->flags, out, rej, k, j->n, j->dtype, &j->opts)
-                          : libscan_cpu_select_flagged(j->in, j->flags, out, k, j->n, j->dtype, &j->opts);
-    else
-        st = j->partition ? libscan_cpu_partition_if(j->in, out, rej, k, j->n, j->dtype, &j->pred, &j->opts)
-                          : libscan_cpu_select_if(j->in, out, k, j->n, j->dtype, &j->pred, &j->opts);
-    if (st != LIBSCAN_SUCCESS) {
-        app_error(PROG, "CPU compaction failed: %s", libscan_status_string(st));
-        return APP_EXIT_INTERNAL;
+    if (app_src_count(*fsrc) != n) {
+        app_error(PROG, "%s: %zu flags for %zu elements in %s", o->flags_path, app_src_count(*fsrc), n, o->in);
+        return APP_EXIT_USAGE;
     }
     return APP_EXIT_OK;
-}
-
-static int gpu_fail(const char *what, cudaError_t e) {
-    app_error(PROG, "GPU: %s failed: %s", what, cudaGetErrorString(e));
-    return APP_EXIT_INTERNAL;
-}
-
-/* Upload, compact, download into out (kept) and rej (rejected). */
-static int run_gpu(const job_t *j, void *out, void *rej, size_t *k, size_t out_size, app_timing_t *tm) {
-    const size_t es = libscan_dtype_size(j->dtype);
-    void *d_in = NULL, *d_out = NULL, *d_rej = NULL;
-    unsigned char *d_flags = NULL;
-    size_t *d_num = NULL;
-    int rc = APP_EXIT_OK;
-    cudaError_t e;
-    app_timing_start(tm, "upload");
-#define GPU_TRY(call, what)                 \
-    if ((e = (call)) != cudaSuccess) {      \
-        rc = gpu_fail(what, e);             \
-        goto done;                          \
-    }
-    GPU_TRY(cudaMalloc(&d_in, j->n * es + 16), "allocating the input");
-    GPU_TRY(cudaMalloc(&d_out, j->n * out_size + 16), "allocating the output");
-    if (j->partition) GPU_TRY(cudaMalloc(&d_rej, j->n * out_size + 16), "allocating the output");
-    if (j->flags) GPU_TRY(cudaMalloc((void **)&d_flags, j->n + 16), "allocating the flags");
-    GPU_TRY(cudaMalloc((void **)&d_num, sizeof(size_t)), "allocating the count");
-    GPU_TRY(cudaMemcpy(d_in, j->in, j->n * es, cudaMemcpyHostToDevice), "uploading the input");
-    if (j->flags) GPU_TRY(cudaMemcpy(d_flags, j->flags, j->n, cudaMemcpyHostToDevice), "uploading the flags");
-    app_timing_start(tm, "compute");
-    libscan_status_t st;
-    if (j->crit == CRIT_UNIQUE) st = libscan_unique(d_in, d_out, d_num, j->n, j->dtype, &j->opts, 0);
-    else if (j->crit == CRIT_FLAGS)
-        st = j->partition
-                 ? libscan_partition_flagged(d_in, d_flags, d_out, d_rej, d_num, j->n, j->dtype, &j->opts, 0)
-                 : libscan_select_flagged(d_in, d_flags, d_out, d_num, j->n, j->dtype, &j->opts, 0);
-    else
-        st = j->partition ? libscan_partition_if(d_in, d_out, d_rej, d_num, j->n, j->dtype, &j->pred, &j->opts, 0)
-                          : libscan_select_if(d_in, d_out, d_num, j->n, j->dtype, &j->pred, &j->opts, 0);
-    if (st == LIBSCAN_SUCCESS) st = libscan_count_to_host(d_num, k, 0); /* waits for the kernel */
-    if (st != LIBSCAN_SUCCESS) {
-        app_error(PROG, "GPU compaction failed: %s", libscan_status_string(st));
-        rc = APP_EXIT_INTERNAL;
-        goto done;
-    }
-    app_timing_start(tm, "download");
-    if (out) GPU_TRY(cudaMemcpy(out, d_out, *k * out_size, cudaMemcpyDeviceToHost), "downloading the result");
-    if (j->partition)
-        GPU_TRY(cudaMemcpy(rej, d_rej, (j->n - *k) * out_size, cudaMemcpyDeviceToHost), "downloading the result");
-#undef GPU_TRY
-done:
-    cudaFree(d_in);
-    cudaFree(d_out);
-    cudaFree(d_rej);
-    cudaFree(d_flags);
-    cudaFree(d_num);
-    app_timing_stop(tm);
-    return rc;
 }
 
 int main(int argc, char **argv) {
@@ -432,31 +328,30 @@ int main(int argc, char **argv) {
 
     app_timing_t tm;
     app_timing_init(&tm, o.timing);
-    app_progress_t prog;
-    app_progress_begin(&prog, PROG, "compacting", 3, o.quiet);
     char err[ERRLEN];
-    arr_array_t a;
-    unsigned char *flags = NULL;
-    unsigned char *result = NULL;
-
-    app_timing_start(&tm, "read");
-    arr_status_t ast = arr_read(o.in, o.in_format, o.raw_dtype, &a, err, sizeof err);
-    if (ast != ARR_OK) {
-        app_progress_end(&prog);
-        app_error(PROG, "%s", err);
-        return ast == ARR_ERR_INPUT ? APP_EXIT_USAGE : APP_EXIT_INTERNAL;
-    }
-    if (a.notice[0] && !o.quiet) app_error(PROG, "note: %s", a.notice);
-    job_t j;
+    app_src_t *src = NULL, *fsrc = NULL;
+    compact_job_t j;
     memset(&j, 0, sizeof j);
-    j.in = a.data;
-    j.n = a.count;
+    j.prog = PROG;
+    j.out = o.count_only ? NULL : o.out;
+    j.out_format = o.out_format;
     j.crit = o.crit;
     j.partition = o.partition;
-    j.opts.indices = o.indices;
-    if (to_libscan_dtype(a.dtype, &j.dtype)) {
+    j.indices = o.indices;
+    j.quiet = o.quiet;
+
+    /* The header decides the type the criterion's values are read in; the
+       data is streamed later (compact_stream.h). */
+    arr_status_t ast = app_src_open(&src, o.in, o.in_format, o.raw_dtype, err, sizeof err);
+    if (ast != ARR_OK) {
+        app_error(PROG, "%s", err);
+        return (int)ast;
+    }
+    if (app_src_notice(src)[0] && !o.quiet) app_error(PROG, "note: %s", app_src_notice(src));
+    const size_t n = app_src_count(src);
+    if (to_libscan_dtype(app_src_dtype(src), &j.dtype)) {
         app_error(PROG, "%s: element type %s is not supported (int32, uint32, int64, uint64, float32, float64)",
-                  o.in, arr_dtype_name(a.dtype));
+                  o.in, arr_dtype_name(app_src_dtype(src)));
         rc = APP_EXIT_USAGE;
         goto out;
     }
@@ -476,66 +371,25 @@ int main(int argc, char **argv) {
             goto out;
         }
     }
-    if (o.crit == CRIT_FLAGS) {
-        rc = read_flags(&o, a.count, &flags);
-        if (rc != APP_EXIT_OK) goto out;
-        j.flags = flags;
-    }
-    app_progress_update(&prog, 1);
+    if (o.crit == CRIT_FLAGS && (rc = open_flags(&o, n, &fsrc)) != APP_EXIT_OK) goto out;
 
     app_device_t where;
+    if (o.device != APP_DEVICE_CPU) app_timing_start(&tm, "gpu init");
     rc = app_choose_device(PROG, o.device, &where);
-    if (rc != APP_EXIT_OK) goto out;
-
-    /* kept at result[0..k), rejected right after them (partition). */
-    const size_t out_size = o.indices ? sizeof(uint64_t) : libscan_dtype_size(j.dtype);
-    result = malloc(a.count * out_size + 16);
-    unsigned char *rej = NULL;
-    if (!result) {
-        app_error(PROG, "out of memory for %zu output elements", a.count);
-        rc = APP_EXIT_INTERNAL;
-        goto out;
-    }
-    if (o.partition) {
-        rej = malloc(a.count * out_size + 16);
-        if (!rej) {
-            app_error(PROG, "out of memory for %zu output elements", a.count);
-            rc = APP_EXIT_INTERNAL;
-            goto out;
-        }
-    }
-    size_t k = 0;
-    if (where == APP_DEVICE_GPU) {
-        rc = run_gpu(&j, o.count_only ? NULL : result, rej, &k, out_size, &tm);
-    } else {
-        app_timing_start(&tm, "compute");
-        rc = run_cpu(&j, result, rej, &k);
-    }
-    if (rc == APP_EXIT_OK && rej) memcpy(result + k * out_size, rej, (a.count - k) * out_size);
-    free(rej);
-    if (rc != APP_EXIT_OK) goto out;
-    app_progress_update(&prog, 2);
-
-    if (!o.count_only) {
-        app_timing_start(&tm, "write");
-        const size_t total = o.partition ? a.count : k;
-        ast = arr_write(o.out, o.out_format, o.indices ? ARR_U64 : a.dtype, result, total, err, sizeof err);
-        if (ast != ARR_OK) {
-            app_progress_end(&prog);
-            app_error(PROG, "%s", err);
-            rc = ast == ARR_ERR_INPUT ? APP_EXIT_USAGE : APP_EXIT_INTERNAL;
-            goto out;
-        }
-    }
     app_timing_stop(&tm);
-    app_progress_end(&prog);
+    if (rc != APP_EXIT_OK) goto out;
+    j.gpu = where == APP_DEVICE_GPU;
+
+    size_t k = 0;
+    rc = compact_stream_run(&j, src, fsrc, &k, &tm);
+    if (rc != APP_EXIT_OK) goto out;
     if (o.count_only) {
         printf("%zu\n", k);
     } else {
         /* With OUT "-" the data is on standard output: the summary goes to
            standard error, so that the stream holds the data alone. */
         FILE *msg = strcmp(o.out, "-") == 0 ? stderr : stdout;
-        fprintf(msg, "kept %zu of %zu\n", k, a.count);
+        fprintf(msg, "kept %zu of %zu\n", k, n);
         if (o.partition) fprintf(msg, "split %zu\n", k);
     }
     if (fflush(stdout) != 0) {
@@ -544,9 +398,7 @@ int main(int argc, char **argv) {
     }
     app_timing_print(&tm, PROG);
 out:
-    app_progress_end(&prog);
-    free(result);
-    free(flags);
-    arr_free(&a);
+    app_src_close(src);
+    app_src_close(fsrc);
     return rc;
 }

@@ -16,7 +16,7 @@
 #include "common/cli.h"
 #include <libscan/sort.h>
 #include "radixsort_chunked.h"
-#include "rs_output.h"
+#include "rs_memory.h"
 
 static const char *prog = "radixsort";
 
@@ -123,103 +123,6 @@ static int check_sorted(const rs_job_t *job) {
         printf("%s: sorted (%zu keys, %s)\n", job->in_path, at, job->descending ? "descending" : "ascending");
     free(buf);
     arr_reader_close(rd);
-    return rc;
-}
-
-/* Writes the keys (or positions) and the values, if any, as one unit: both
- * files are complete in their stages before either replaces an existing file
- * (rs_output.h), so a failure on one leaves both old files as they were.
- * Returns an exit code, the error printed. */
-static int write_outputs(const rs_job_t *job, arr_dtype_t kdtype, const void *kdata, arr_dtype_t vdtype,
-                         const void *vdata, size_t n) {
-    char err[512];
-    rs_output_t outs[2];
-    memset(outs, 0, sizeof outs);
-    outs[0].slot = outs[1].slot = -1;
-    const char *paths[2] = {job->out_path, job->values_out_path};
-    const arr_dtype_t dtypes[2] = {kdtype, vdtype};
-    const void *data[2] = {kdata, vdata};
-    arr_status_t st = ARR_OK;
-    /* Open both before writing either: a bad path (e.g. a missing folder)
-       is then reported before any work is spent on the other file. */
-    for (int i = 0; i < 2 && st == ARR_OK; ++i)
-        if (paths[i]) st = rs_output_open(&outs[i], paths[i], job->out_format, dtypes[i], n, err, sizeof err);
-    for (int i = 0; i < 2 && st == ARR_OK; ++i)
-        if (paths[i]) st = rs_output_write(&outs[i], data[i], n, err, sizeof err);
-    for (int i = 0; i < 2 && st == ARR_OK; ++i)
-        if (paths[i]) st = rs_output_finish(&outs[i], err, sizeof err);
-    if (st == ARR_OK) st = rs_outputs_publish(outs, 2, err, sizeof err);
-    rs_output_abort(&outs[0]);
-    rs_output_abort(&outs[1]);
-    if (st != ARR_OK) app_error(prog, "%s", err);
-    return (int)st;
-}
-
-/* The whole input fits: read, sort, write. */
-static int sort_in_memory(const rs_job_t *job, app_timing_t *tm) {
-    char err[512];
-    arr_array_t keys, vals;
-    memset(&keys, 0, sizeof keys);
-    memset(&vals, 0, sizeof vals);
-    uint64_t *idx = NULL;
-    void *gathered = NULL;
-    int rc = APP_EXIT_USAGE;
-    app_timing_start(tm, "read");
-    if (arr_read(job->in_path, job->in_format, job->raw_dtype, &keys, err, sizeof err) != ARR_OK) {
-        app_error(prog, "%s", err);
-        goto done;
-    }
-    if (keys.notice[0] && !job->quiet) app_error(prog, "note: %s", keys.notice);
-    if (job->values_path) {
-        if (arr_read(job->values_path, job->in_format, job->raw_dtype, &vals, err, sizeof err) != ARR_OK) {
-            app_error(prog, "%s", err);
-            goto done;
-        }
-        if (vals.count != keys.count) {
-            app_error(prog, "%s: has %zu values but %s has %zu keys", job->values_path, vals.count, job->in_path,
-                      keys.count);
-            goto done;
-        }
-    }
-    const size_t n = keys.count;
-    if (job->key_file_dtype == ARR_I8 || job->key_file_dtype == ARR_I16) {
-        void *wide = realloc(keys.data, n * 4 + 4);
-        if (!wide) goto oom;
-        keys.data = wide;
-        rs_widen(job->key_file_dtype, keys.data, n);
-    }
-    const bool need_idx = job->argsort || job->values_path || job->unique;
-    if (need_idx && !(idx = malloc(n * 8 + 8))) goto oom;
-    app_timing_start(tm, "compute");
-    rc = rs_sort_host(job, keys.data, need_idx ? idx : NULL, n);
-    if (rc != APP_EXIT_OK) goto done;
-    size_t kept = n;
-    if (job->unique) {
-        libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
-        (void)libscan_cpu_sort_unique(keys.data, idx, n, job->key, 8, &o, &kept);
-    }
-    rs_narrow(job->key_file_dtype, keys.data, kept);
-    if (job->values_path) {
-        const size_t vs = arr_dtype_size(vals.dtype);
-        if (!(gathered = malloc(kept * vs + 1))) goto oom;
-        for (size_t i = 0; i < kept; ++i)
-            memcpy((char *)gathered + i * vs, (const char *)vals.data + idx[i] * vs, vs);
-    }
-    app_timing_start(tm, "write");
-    rc = write_outputs(job, job->argsort ? ARR_I64 : job->key_file_dtype, job->argsort ? (const void *)idx : keys.data,
-                       vals.dtype, gathered, kept);
-    if (rc != APP_EXIT_OK) goto done;
-    rc = APP_EXIT_OK;
-    goto done;
-oom:
-    app_error(prog, "out of host memory for %zu keys", keys.count);
-    rc = APP_EXIT_INTERNAL;
-done:
-    app_timing_stop(tm);
-    arr_free(&keys);
-    arr_free(&vals);
-    free(idx);
-    free(gathered);
     return rc;
 }
 
@@ -403,8 +306,13 @@ int main(int argc, char **argv) {
     }
     if (check) return check_sorted(&job);
 
+    app_timing_t tm;
+    app_timing_init(&tm, timing);
     app_device_t chosen = APP_DEVICE_CPU;
+    /* Creating the GPU's context is part of the run's time; say how much. */
+    if (device != APP_DEVICE_CPU) app_timing_start(&tm, "gpu init");
     int rc = app_choose_device(prog, device, &chosen);
+    app_timing_stop(&tm);
     if (rc != APP_EXIT_OK) return rc;
     job.use_gpu = chosen == APP_DEVICE_GPU;
     if (!mem_limit) mem_limit = default_mem_limit(job.use_gpu);
@@ -416,10 +324,8 @@ int main(int argc, char **argv) {
     const size_t ks = libscan_dtype_size(job.key);
     const bool need_idx = job.argsort || job.values_path || job.unique;
     const size_t per_key = 4 * ks + (need_idx ? 16 : 0) + 1;
-    app_timing_t tm;
-    app_timing_init(&tm, timing);
     if (n <= mem_limit / per_key) {
-        rc = sort_in_memory(&job, &tm);
+        rc = rs_sort_in_memory(&job, &tm);
     } else {
         job.chunk = mem_limit / per_key;
         if (job.chunk < 1) job.chunk = 1;

@@ -162,6 +162,8 @@ arr_status_t rs_output_open(rs_output_t *o, const char *path, arr_format_t forma
     return ARR_OK;
 }
 
+arr_writer_t *rs_output_writer(rs_output_t *o) { return o->w; }
+
 arr_status_t rs_output_write(rs_output_t *o, const void *data, size_t k, char *err, size_t errlen) {
     arr_status_t s = arr_writer_write(o->w, data, k, err, errlen);
     if (s != ARR_OK) rename_in_message(err, errlen, o->stage, o->path);

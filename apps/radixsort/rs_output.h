@@ -6,7 +6,7 @@
  * a new values file beside an old keys file. So each writer here targets a
  * hidden stage name beside the final path (".<name>.rs<pid>-<n>"), and the
  * stages are renamed over the final paths only after every output was
- * written, flushed and synced (rs_outputs_publish). A failure before that
+ * written, flushed and closed (rs_outputs_publish). A failure before that
  * leaves every existing file as it was.
  *
  * Stage files are removed on SIGINT/SIGTERM/SIGHUP by a handler that then
@@ -32,10 +32,14 @@ typedef struct rs_output {
 arr_status_t rs_output_open(rs_output_t *o, const char *path, arr_format_t format, arr_dtype_t dtype,
                             size_t count, char *err, size_t errlen);
 
+/* o's writer, for code that writes through it itself (stream_io.h's sinks,
+ * whose messages name o->path). Valid between open and finish. */
+arr_writer_t *rs_output_writer(rs_output_t *o);
+
 /* arr_writer_write on o's writer, with errors naming the final path. */
 arr_status_t rs_output_write(rs_output_t *o, const void *data, size_t k, char *err, size_t errlen);
 
-/* Completes o's file into its stage (flush, fsync, rename to the stage).
+/* Completes o's file into its stage (flush, close, rename to the stage).
  * For standard output this flushes it. On error the stage is gone. */
 arr_status_t rs_output_finish(rs_output_t *o, char *err, size_t errlen);
 

@@ -1,9 +1,9 @@
-/* blur.c -- radius maps, fixed-point conversions and the CPU run of the
- * depth-of-field blur (see blur.h). */
+/* blur.c -- the CPU run of the depth-of-field blur on fixed-point samples
+ * (see blur.h). */
 #include "blur.h"
+#include "parallel.h"
 #include <libscan/sat.h>
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -14,88 +14,82 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double blur_coc_radius(double depth, double focus, double aperture, double max_radius) {
-    if (depth != depth || focus != focus) return 0; /* NaN: no blur rather than the most */
-    const double d = depth > BLUR_MIN_DEPTH ? depth : BLUR_MIN_DEPTH;
-    const double f = focus > BLUR_MIN_DEPTH ? focus : BLUR_MIN_DEPTH;
-    double r = aperture * fabs(d - f) / d;
-    if (!(r > 0)) r = 0; /* also NaN */
-    return r < max_radius ? r : max_radius;
-}
-
-uint16_t blur_radius_q8(double radius) {
-    if (!(radius > 0)) return 0;
-    const double q = floor(radius * 256.0 + 0.5);
-    return (uint16_t)(q > BLUR_MAX_RADIUS * 256.0 ? BLUR_MAX_RADIUS * 256.0 : q);
-}
-
-void blur_radius_map_depth(const float *depth, size_t width, size_t height, int invert, double focus,
-                           double aperture, double max_radius, uint16_t *radius_q8) {
-    const size_t n = width * height;
-    for (size_t i = 0; i < n; ++i) {
-        const double d = invert ? 1.0 - (double)depth[i] : (double)depth[i];
-        radius_q8[i] = blur_radius_q8(blur_coc_radius(d, focus, aperture, max_radius));
+/* The libscan dtype of an unsigned integer of `bytes` bytes (1, 2, 4, 8). */
+static libscan_dtype_t uint_dtype(int bytes) {
+    switch (bytes) {
+    case 1: return LIBSCAN_U8;
+    case 2: return LIBSCAN_U16;
+    case 4: return LIBSCAN_U32;
+    default: return LIBSCAN_U64;
     }
 }
 
-void blur_radius_map_tilt(size_t width, size_t height, double centre, double max_radius, uint16_t *radius_q8) {
-    for (size_t y = 0; y < height; ++y) {
-        const double dist = fabs(((double)y + 0.5) / (double)height - centre);
-        double t = (dist - BLUR_TILT_HALF_BAND) / BLUR_TILT_RAMP;
-        t = t < 0 ? 0 : (t > 1 ? 1 : t);
-        const uint16_t r = blur_radius_q8(t * max_radius);
-        for (size_t x = 0; x < width; ++x) radius_q8[y * width + x] = r;
-    }
-}
-
-void blur_to_fixed(const float *in, size_t count, uint16_t *out) {
-    for (size_t i = 0; i < count; ++i) {
-        const float v = in[i];
-        const double c = v > 0 ? (v < 1 ? (double)v : 1.0) : 0.0; /* NaN -> 0 */
-        out[i] = (uint16_t)floor(c * BLUR_FIXED_ONE + 0.5);
-    }
-}
-
-void blur_from_fixed(const uint16_t *in, size_t count, float *out) {
-    for (size_t i = 0; i < count; ++i) out[i] = (float)((double)in[i] / BLUR_FIXED_ONE);
-}
-
-void blur_apply_weights(const uint16_t *in, const uint16_t *radius_q8, size_t pixels, int channels, uint16_t *out,
-                        uint8_t *wmap) {
+void blur_apply_weights(const void *in, const uint16_t *radius_q8, size_t pixels, int channels,
+                        blur_precision_t precision, void *out, uint8_t *wmap) {
+    const int sb = blur_format(precision).sample_bytes;
     for (size_t p = 0; p < pixels; ++p) {
         const uint16_t w = blur_weight(radius_q8[p]);
-        for (int c = 0; c < channels; ++c)
-            out[p * (size_t)channels + (size_t)c] = (uint16_t)(in[p * (size_t)channels + (size_t)c] * w);
+        for (int c = 0; c < channels; ++c) {
+            const size_t i = p * (size_t)channels + (size_t)c;
+            blur_store(out, i, sb, blur_load(in, i, sb) * w);
+        }
         if (wmap) wmap[p] = (uint8_t)w;
     }
 }
 
+/* blur_apply_weights over rows [begin, end) of a blur_run_cpu job: every
+ * pixel is independent, so the rows go to parallel.h's bands. */
+typedef struct weights_ctx {
+    const blur_job_t *job;
+    void *out;
+    uint8_t *wmap;
+} weights_ctx_t;
+
+static void weights_rows(void *arg, size_t begin, size_t end) {
+    const weights_ctx_t *w = (const weights_ctx_t *)arg;
+    const blur_job_t *j = w->job;
+    const size_t first = begin * j->width, C = (size_t)j->channels;
+    const size_t off = first * C * (size_t)blur_format(j->precision).sample_bytes;
+    blur_apply_weights((const unsigned char *)j->pixels + off, j->radius_q8 + first, (end - begin) * j->width,
+                       j->channels, j->precision, (unsigned char *)w->out + off, w->wmap ? w->wmap + first : NULL);
+}
+
 int blur_run_cpu(const blur_job_t *job, blur_times_t *times, char *err, size_t errlen) {
-    if (times) times->upload = times->sat = times->blur = times->download = 0;
+    if (times) times->upload = times->sat = times->blur = times->download = times->convert = 0;
+    if (!job || !job->pixels || job->channels < 1 || job->channels > 4 || job->passes < 1 ||
+        (job->weighted && !job->radius_q8) || (unsigned)job->precision > BLUR_P37) {
+        snprintf(err, errlen, "CPU blur: invalid job");
+        return -1;
+    }
+    const blur_format_t f = blur_format(job->precision);
     const size_t W = job->width, H = job->height, C = (size_t)job->channels, n = W * H;
-    uint16_t *src = job->pixels;
-    uint16_t *weighted = NULL;
+    const size_t sb = (size_t)f.sample_bytes, tb = (size_t)f.table_bytes;
+    const libscan_dtype_t sdt = uint_dtype(f.sample_bytes), tdt = uint_dtype(f.table_bytes);
+    void *src = job->pixels, *weighted = NULL;
     uint8_t *wmap = NULL;
-    uint32_t *table = malloc(n * C * sizeof(uint32_t));
+    void *table = malloc(n * C * tb);
     uint32_t *wtable = NULL;
     int rc = 0;
     if (!table) goto oom;
     if (job->weighted) {
-        weighted = malloc(n * C * sizeof(uint16_t));
+        weighted = malloc(n * C * sb);
         wmap = malloc(n);
         wtable = malloc(n * sizeof(uint32_t));
         if (!weighted || !wmap || !wtable) goto oom;
     }
-    const libscan_sat_image_t img = {src, LIBSCAN_U16, (int)C, W, H, W * C * 2};
-    const libscan_sat_image_t wimg = {weighted, LIBSCAN_U16, (int)C, W, H, W * C * 2};
-    const libscan_sat_image_t tab = {table, LIBSCAN_U32, (int)C, W, H, W * C * 4};
+    const libscan_sat_image_t img = {src, sdt, (int)C, W, H, W * C * sb};
+    const libscan_sat_image_t wimg = {weighted, sdt, (int)C, W, H, W * C * sb};
+    const libscan_sat_image_t tab = {table, tdt, (int)C, W, H, W * C * tb};
     const libscan_sat_image_t wm = {wmap, LIBSCAN_U8, 1, W, H, W};
     const libscan_sat_image_t wtab = {wtable, LIBSCAN_U32, 1, W, H, W * 4};
     for (int pass = 0; pass < job->passes; ++pass) {
         double t0 = now_s();
         libscan_status_t st;
         if (job->weighted) {
-            blur_apply_weights(src, job->radius_q8, n, (int)C, weighted, wmap);
+            /* On every core like the library calls below (which take their
+             * thread count from LIBSCAN_CPU_THREADS or the usable CPUs). */
+            weights_ctx_t wc = {job, weighted, pass == 0 ? wmap : NULL};
+            blur_parallel_rows(0, H, weights_rows, &wc);
             st = libscan_cpu_sat_build(&wimg, &tab);
             if (st == LIBSCAN_SUCCESS && pass == 0) st = libscan_cpu_sat_build(&wm, &wtab);
         } else {

@@ -1,15 +1,31 @@
 /* blur.h -- the depth-of-field blur of sat_blur, on top of the SAT library:
- * per-pixel radii (thin-lens circle of confusion from a depth map, a
- * tilt-shift focus band, or one uniform radius), bleeding weights, and the
- * blur itself on the GPU or the CPU with bitwise the same result.
+ * bleeding weights, and the blur itself on the GPU or the CPU with bitwise
+ * the same result. The samples are already fixed point here; convert.h
+ * turns the file's pixels into them and back, radius.h makes the radii, and
+ * pipeline.h runs the whole job from file pixels to file pixels.
  *
- * The image being blurred is 12-bit fixed point: every sample is
- * round(value * 4095) of the linear-light (or, for --no-linear, sRGB-encoded)
- * premultiplied sample in [0, 1]. 12 bits resolve every step of 8-bit sRGB in
- * linear light (the smallest, from code 0 to 1, is 1/3295 > 1/4095), and
- * keep the table exact: a weighted sample is at most 4 * 4095 = 16380, a box
- * at most 511 x 511 (radius <= BLUR_MAX_RADIUS), and 511^2 * 16380 < 2^32,
- * so the 32-bit table of 16-bit input gives exact box sums (sat.h).
+ * Fixed point. Every sample is round(v * one) of the linear-light (or, for
+ * --no-linear, sRGB-encoded) premultiplied value v in [0, 1], in one of three
+ * precisions; convert.h picks the narrowest that gives the file's pixels
+ * back exactly (and says why each is enough):
+ *
+ *   precision  sample    one (1.0)    table   used for
+ *   BLUR_P12   uint16_t  2^12 - 1     uint32  8-bit, no alpha strictly between 0 and 255
+ *   BLUR_P30   uint32_t  2^30 - 1     uint64  8-bit with such alpha; 16-bit with none
+ *   BLUR_P37   uint64_t  2^37 - 1     uint64  16-bit with alpha strictly between 0 and 65535
+ *
+ * Exactness bound. A weighted sample is at most BLUR_MAX_WEIGHT * one, a box
+ * at most 511 x 511 pixels (radius <= BLUR_MAX_RADIUS), and the table keeps
+ * every box sum exact when area * max sample < 2^32 (uint32) or 2^64
+ * (uint64) -- sat.h, "Wrap bound":
+ *   P12: 511^2 * 4 * 4095        = 4,277,161,980 < 2^32
+ *        (libscan_sat_u32_max_exact_area(16380) = 262,208 >= 511^2 = 261,121)
+ *   P30: 511^2 * 4 * (2^30 - 1)  < 2^50 < 2^64
+ *   P37: 511^2 * 4 * (2^37 - 1)  < 2^57 < 2^64
+ * and the filter on a uint64 table wants every value below 2^40 (its 16.16
+ * blend must fit 64 bits): 4 * (2^37 - 1) < 2^39. So every box sum and mean
+ * is an exact integer, on either device. With a radius of 0 every box is the
+ * pixel itself and the filter gives each sample back unchanged.
  *
  * Bleeding: with a radius map, every pixel gets a weight from its own radius,
  * w = 1 + min(3, floor(r)) (1 for sharp pixels, 4 from a radius of 3 px
@@ -24,44 +40,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pixels.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define BLUR_FIXED_ONE 4095      /* fixed-point 1.0 */
 #define BLUR_MAX_RADIUS 255.0    /* largest radius in pixels (box of 511 x 511) */
 #define BLUR_MAX_WEIGHT 4        /* largest bleeding weight */
-#define BLUR_TILT_HALF_BAND 0.1  /* tilt-shift: sharp within this fraction of the height of the centre */
-#define BLUR_TILT_RAMP 0.25      /* ... reaching max_radius this much further out */
-#define BLUR_MIN_DEPTH (1.0 / 64.0) /* depths (distances) below this count as this (finite blur) */
 
-/* Thin-lens circle of confusion radius in pixels for a point at depth d,
- * focus depth `focus` (both in [0, 1], 1 = far plane):
- *   r = aperture * |d' - f'| / d',  d' = max(d, BLUR_MIN_DEPTH), f' likewise,
- * clamped to [0, max_radius]; 0 when d or f is NaN. (A thin lens focused at f' blurs a point at d'
- * into a disc whose diameter is proportional to |d' - f'| / d'; the
- * constant -- aperture, focal length, sensor scale -- is `aperture`, the
- * radius of a point at infinity when focused very near.) */
-double blur_coc_radius(double depth, double focus, double aperture, double max_radius);
+/* The fixed-point precisions (see the top of this file). */
+typedef enum blur_precision { BLUR_P12 = 0, BLUR_P30 = 1, BLUR_P37 = 2 } blur_precision_t;
 
-/* Radius in pixels -> 8.8 fixed point (rounded, clamped to [0, 255*256]). */
-uint16_t blur_radius_q8(double radius);
+typedef struct blur_format {
+    int sample_bytes; /* 2, 4 or 8: the samples' unsigned type */
+    int table_bytes;  /* 4 or 8: the summed-area tables' */
+    uint64_t one;     /* fixed-point 1.0 */
+} blur_format_t;
 
-/* Per-pixel radii (8.8 fixed point) from a depth map of width x height
- * values in [0, 1] (1 = far unless invert: then 1 = near). */
-void blur_radius_map_depth(const float *depth, size_t width, size_t height, int invert, double focus,
-                           double aperture, double max_radius, uint16_t *radius_q8);
-
-/* Per-pixel radii of a tilt-shift focus band: 0 within BLUR_TILT_HALF_BAND of
- * the height around row centre * height, growing linearly to max_radius over
- * the next BLUR_TILT_RAMP of the height (row centres at (y + 0.5) / height). */
-void blur_radius_map_tilt(size_t width, size_t height, double centre, double max_radius, uint16_t *radius_q8);
-
-#ifdef __CUDACC__
-#define BLUR_HD __host__ __device__
-#else
-#define BLUR_HD
-#endif
+/* The format of a precision (host and device). */
+static inline BLUR_HD blur_format_t blur_format(blur_precision_t p) {
+    blur_format_t f;
+    switch (p) {
+    case BLUR_P30: f.sample_bytes = 4, f.table_bytes = 8, f.one = (1ull << 30) - 1; break;
+    case BLUR_P37: f.sample_bytes = 8, f.table_bytes = 8, f.one = (1ull << 37) - 1; break;
+    default: f.sample_bytes = 2, f.table_bytes = 4, f.one = (1ull << 12) - 1; break;
+    }
+    return f;
+}
 
 /* The bleeding weight of a pixel with radius r_q8: 1 + min(3, r_q8 >> 8)
  * (host and device: the CPU and GPU paths share it). */
@@ -70,28 +76,26 @@ static inline BLUR_HD uint16_t blur_weight(uint16_t r_q8) {
     return (uint16_t)(1u + (whole < 3u ? whole : 3u));
 }
 
-/* Floats in [0, 1] -> 12-bit fixed point (rounded, clamped, NaN -> 0), and back. */
-void blur_to_fixed(const float *in, size_t count, uint16_t *out);
-void blur_from_fixed(const uint16_t *in, size_t count, float *out);
-
-/* One blur. */
+/* One blur of fixed-point samples. */
 typedef struct blur_job {
     size_t width, height;
     int channels;               /* 1..4 */
-    uint16_t *pixels;           /* host, width * height * channels 12-bit samples; in and out */
-    const uint16_t *radius_q8;  /* host, width * height radii; NULL = uniform_q8 everywhere */
+    void *pixels;               /* host, width * height * channels samples of the precision's type; in and out */
+    const uint16_t *radius_q8;  /* host, width * height radii (8.8 fixed point); NULL = uniform_q8 everywhere */
     uint16_t uniform_q8;
     int weighted;               /* 1 = bleeding weights from the radii (needs radius_q8) */
     int passes;                 /* >= 1: the box filter repeated, table rebuilt each time */
+    blur_precision_t precision; /* the samples' format (BLUR_P12, the zero value: uint16_t, 1.0 = 4095) */
 } blur_job_t;
 
-/* Where the time went, in seconds (GPU phases measured with CUDA events). */
+/* Where the time went, in seconds (GPU phases measured with CUDA events;
+ * convert: the pixel conversions and radius maps, pipeline.h). */
 typedef struct blur_times {
-    double upload, sat, blur, download;
+    double upload, sat, blur, download, convert;
 } blur_times_t;
 
 /* Runs the job on the CPU (SAT library's CPU path). Returns 0, or -1 with a
- * one-line reason in err (out of memory). times may be NULL. */
+ * one-line reason in err (bad job, out of memory). times may be NULL. */
 int blur_run_cpu(const blur_job_t *job, blur_times_t *times, char *err, size_t errlen);
 
 /* Runs the job on the current CUDA device: upload, per pass (weights, table,
@@ -100,10 +104,12 @@ int blur_run_cpu(const blur_job_t *job, blur_times_t *times, char *err, size_t e
  * reason), or -2 for a CUDA failure or GPU out of memory (reason in err). */
 int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *err, size_t errlen);
 
-/* Weighted copy: out = in * weight(radius) sample by sample, and the weight
- * map wmap (uint8) when not NULL. Shared by the CPU path and the tests. */
-void blur_apply_weights(const uint16_t *in, const uint16_t *radius_q8, size_t pixels, int channels, uint16_t *out,
-                        uint8_t *wmap);
+/* Weighted copy: out = in * weight(radius) sample by sample, in the
+ * precision's sample type (the product fits: see the bound above), and the
+ * weight map wmap (uint8) when not NULL. Shared by the CPU path and the
+ * tests. */
+void blur_apply_weights(const void *in, const uint16_t *radius_q8, size_t pixels, int channels,
+                        blur_precision_t precision, void *out, uint8_t *wmap);
 
 #ifdef __cplusplus
 }

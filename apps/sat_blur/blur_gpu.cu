@@ -1,21 +1,27 @@
-// blur_gpu.cu -- the GPU run of the depth-of-field blur (blur.h): upload,
-// per pass the table(s) and the filter, download. Public API only: the C API
-// of <libscan/sat.h> and, for the weighted tables (a transform fused into the
-// table's first read), the device layer <libscan/cuda/sat_kernels.cuh>.
+// blur_gpu.cu -- the GPU runs of the depth-of-field blur: blur_run_gpu
+// (fixed-point samples from the host, blur.h) and blur_image_run_gpu (a
+// whole job from the file's raw pixels to raw pixels, pipeline.h), sharing
+// one per-pass core. Public API only: the C API of <libscan/sat.h> and, for
+// the weighted tables (a transform fused into the table's first read), the
+// device layer <libscan/cuda/sat_kernels.cuh>.
 #include "blur.h"
+#include "convert_gpu.h"
+#include "pipeline.h"
 #include <libscan/sat.h>
 #include <libscan/cuda/sat_kernels.cuh>
 
 #include <cuda_runtime.h>
 #include <cstdio>
+#include <ctime>
 
 namespace {
 
 // The first pass of the weighted image's table reads each pixel times its
-// weight (blur_apply_weights' formula, u16 product included), and the first
-// pass of the weight table reads the radius map as a 1-channel image and
-// turns each radius into its weight: no separate weighting pass, no weighted
-// copies in memory, and the same tables as the CPU path.
+// weight (blur_apply_weights' product, which fits the sample type: blur.h),
+// and the first pass of the weight table reads the radius map as a
+// 1-channel image and turns each radius into its weight: no separate
+// weighting pass, no weighted copies in memory, and the same tables as the
+// CPU path.
 struct WeightPixels {
     const uint16_t *radius;
     size_t width;
@@ -23,7 +29,7 @@ struct WeightPixels {
         const unsigned w = blur_weight(__ldg(radius + row * width + col));
         V r;
 #pragma unroll
-        for (int c = 0; c < (int)(sizeof(v.v) / sizeof(v.v[0])); ++c) r.v[c] = (uint16_t)(v.v[c] * w);
+        for (int c = 0; c < (int)(sizeof(v.v) / sizeof(v.v[0])); ++c) r.v[c] = v.v[c] * w;
         return r;
     }
 };
@@ -35,12 +41,31 @@ struct RadiusToWeight {
     }
 };
 
-// The table of the weighted image.
-template <int C>
-cudaError_t weighted_image_table(const uint16_t *img, const uint16_t *radius, size_t W, size_t H, unsigned char *temp,
-                                 unsigned char *tab, cudaStream_t stream) {
-    return libscan::sat::build_sat<uint16_t, uint32_t, C>(reinterpret_cast<const unsigned char *>(img), W * C * 2, W, H,
-                                                        temp, tab, W * C * 4, stream, WeightPixels{radius, W});
+// The table of the weighted image: samples S, table elements Acc.
+template <typename S, typename Acc, int C>
+cudaError_t weighted_table_c(const void *img, const uint16_t *radius, size_t W, size_t H, unsigned char *temp,
+                             unsigned char *tab, cudaStream_t stream) {
+    return libscan::sat::build_sat<S, Acc, C>(static_cast<const unsigned char *>(img), W * C * sizeof(S), W, H, temp,
+                                              tab, W * C * sizeof(Acc), stream, WeightPixels{radius, W});
+}
+template <typename S, typename Acc>
+cudaError_t weighted_table_t(int C, const void *img, const uint16_t *radius, size_t W, size_t H, unsigned char *temp,
+                             unsigned char *tab, cudaStream_t stream) {
+    switch (C) {
+    case 1: return weighted_table_c<S, Acc, 1>(img, radius, W, H, temp, tab, stream);
+    case 2: return weighted_table_c<S, Acc, 2>(img, radius, W, H, temp, tab, stream);
+    case 3: return weighted_table_c<S, Acc, 3>(img, radius, W, H, temp, tab, stream);
+    default: return weighted_table_c<S, Acc, 4>(img, radius, W, H, temp, tab, stream);
+    }
+}
+cudaError_t weighted_image_table(blur_precision_t p, int C, const void *img, const uint16_t *radius, size_t W,
+                                 size_t H, unsigned char *temp, unsigned char *tab, cudaStream_t stream) {
+    switch (p) {
+    case BLUR_P30: return weighted_table_t<uint32_t, unsigned long long>(C, img, radius, W, H, temp, tab, stream);
+    case BLUR_P37:
+        return weighted_table_t<unsigned long long, unsigned long long>(C, img, radius, W, H, temp, tab, stream);
+    default: return weighted_table_t<uint16_t, uint32_t>(C, img, radius, W, H, temp, tab, stream);
+    }
 }
 // The table of the weights (built once: the radii never change).
 cudaError_t weight_table(const uint16_t *radius, size_t W, size_t H, unsigned char *temp, unsigned char *wtab,
@@ -49,133 +74,233 @@ cudaError_t weight_table(const uint16_t *radius, size_t W, size_t H, unsigned ch
                                                         temp, wtab, W * 4, stream, RadiusToWeight{});
 }
 
-// `side` builds the weight table while `stream` builds the image's: each
-// table's scans use a few warps per row, so two tables at once fill the GPU
-// better than one after the other.
+libscan_dtype_t uint_dtype(int bytes) {
+    return bytes == 2 ? LIBSCAN_U16 : (bytes == 4 ? LIBSCAN_U32 : LIBSCAN_U64);
+}
+
+// The device resources of one run, released by the destructor: `side`
+// builds the weight table while `stream` builds the image's (each table's
+// scans use a few warps per row, so two tables at once fill the GPU better
+// than one after the other); ev[0..1] time the phases. The first CUDA error
+// stays in `e`, with `what` saying what was being done.
 struct Gpu {
+    static constexpr int kMaxBufs = 16; // a whole job takes 12 at most
     cudaStream_t stream = nullptr, side = nullptr;
     cudaEvent_t ev[2] = {nullptr, nullptr}, fork = nullptr, join = nullptr;
-    void *buf[6] = {};
+    void *buf[kMaxBufs] = {};
+    int nbuf = 0;
+    cudaError_t e = cudaSuccess;
+    const char *what = "";
+    float ms = 0;
+
+    Gpu() {
+        what = "creating streams";
+        e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+        for (int i = 0; i < 2 && e == cudaSuccess; ++i) e = cudaEventCreate(&ev[i]);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&fork, cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&join, cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventRecord(ev[0], stream);
+    }
     ~Gpu() {
-        for (void *p : buf) cudaFree(p);
-        for (cudaEvent_t e : {ev[0], ev[1], fork, join})
-            if (e) cudaEventDestroy(e);
+        for (int i = 0; i < nbuf; ++i) cudaFree(buf[i]);
+        for (cudaEvent_t x : {ev[0], ev[1], fork, join})
+            if (x) cudaEventDestroy(x);
         if (stream) cudaStreamDestroy(stream);
         if (side) cudaStreamDestroy(side);
     }
+    // Device memory of `bytes` (nullptr for 0), freed with the run.
+    void *alloc(size_t bytes) {
+        void *p = nullptr;
+        if (e != cudaSuccess || !bytes) return nullptr;
+        what = "allocating GPU memory";
+        e = nbuf < kMaxBufs ? cudaMalloc(&p, bytes) : cudaErrorMemoryAllocation;
+        if (e == cudaSuccess) buf[nbuf++] = p;
+        return p;
+    }
+    void copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, const char *doing) {
+        if (e != cudaSuccess || !bytes) return;
+        what = doing;
+        e = cudaMemcpyAsync(dst, src, bytes, kind, stream);
+    }
+    // Waits for the stream and adds the time since the last lap to *slot.
+    void lap(double *slot) {
+        if (e != cudaSuccess) return;
+        e = cudaEventRecord(ev[1], stream);
+        if (e == cudaSuccess) e = cudaEventSynchronize(ev[1]);
+        if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, ev[0], ev[1]);
+        if (e == cudaSuccess && slot) *slot += ms * 1e-3;
+        if (e == cudaSuccess) e = cudaEventRecord(ev[0], stream);
+    }
+    int fail(char *err, size_t errlen) const {
+        snprintf(err, errlen, "GPU blur: %s while %s", cudaGetErrorString(e), what);
+        return -2;
+    }
 };
 
-} // namespace
+// A blur of fixed-point samples already on the device.
+struct DeviceJob {
+    size_t W, H;
+    int C;
+    blur_precision_t precision;
+    void *img;             // samples, in and out
+    const uint16_t *radius; // nullptr: uniform_q8
+    uint16_t uniform_q8;
+    int weighted, passes;
+};
 
-extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *err, size_t errlen) {
-    if (times) times->upload = times->sat = times->blur = times->download = 0;
-    if (!job || !job->pixels || job->channels < 1 || job->channels > 4 || job->passes < 1 ||
-        (job->weighted && !job->radius_q8)) {
-        snprintf(err, errlen, "GPU blur: invalid job");
-        return -1;
-    }
-    const size_t W = job->width, H = job->height, C = (size_t)job->channels, n = W * H;
-    Gpu g;
-    cudaError_t e = cudaSuccess;
-    float ms = 0;
-    // The phase between the two events, added to `slot`.
-    auto lap = [&](double *slot) {
-        if (e != cudaSuccess) return;
-        e = cudaEventRecord(g.ev[1], g.stream);
-        if (e == cudaSuccess) e = cudaEventSynchronize(g.ev[1]);
-        if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, g.ev[0], g.ev[1]);
-        if (e == cudaSuccess && slot) *slot += ms * 1e-3;
-        if (e == cudaSuccess) e = cudaEventRecord(g.ev[0], g.stream);
-    };
-    libscan_status_t st = LIBSCAN_SUCCESS;
-    const char *what = "";
+// Per pass: the table(s), then the filter back into the image. Returns 0,
+// -1 (refused by the library) or -2 (CUDA), with err.
+int run_passes(Gpu &g, const DeviceJob &j, blur_times_t *times, char *err, size_t errlen) {
+    const blur_format_t f = blur_format(j.precision);
+    const size_t W = j.W, H = j.H, C = (size_t)j.C, n = W * H;
+    const libscan_dtype_t sdt = uint_dtype(f.sample_bytes), tdt = uint_dtype(f.table_bytes);
     size_t temp_bytes = 0, wtemp_bytes = 0;
     // The library's own figure (slack included) serves build_sat too: the
     // buffers come from cudaMalloc, already 256-byte aligned.
-    st = libscan_sat_temp_bytes(W, H, (int)C, LIBSCAN_U32, &temp_bytes);
+    libscan_status_t st = libscan_sat_temp_bytes(W, H, (int)C, tdt, &temp_bytes);
     if (st == LIBSCAN_SUCCESS) st = libscan_sat_temp_bytes(W, H, 1, LIBSCAN_U32, &wtemp_bytes);
     if (st != LIBSCAN_SUCCESS) {
         snprintf(err, errlen, "GPU blur: %s (%zux%zu pixels)", libscan_status_string(st), W, H);
         return -1;
     }
-    const size_t img_bytes = n * C * 2, tab_bytes = n * C * 4;
-    // buf: 0 image, 1 table, 2 temp, 3 weight table, 4 radii, 5 weight table's temp
-    const size_t sizes[6] = {img_bytes,       tab_bytes, temp_bytes, job->weighted ? n * 4 : 0, job->radius_q8 ? n * 2 : 0,
-                             job->weighted ? wtemp_bytes : 0};
-    e = cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking);
-    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&g.side, cudaStreamNonBlocking);
-    for (int i = 0; i < 2 && e == cudaSuccess; ++i) e = cudaEventCreate(&g.ev[i]);
-    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&g.fork, cudaEventDisableTiming);
-    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&g.join, cudaEventDisableTiming);
-    for (int i = 0; i < 6 && e == cudaSuccess; ++i)
-        if (sizes[i]) e = cudaMalloc(&g.buf[i], sizes[i]);
-    if (e != cudaSuccess) {
-        what = "allocating GPU memory";
-        goto cuda_fail;
-    }
-    {
-        uint16_t *d_img = static_cast<uint16_t *>(g.buf[0]);
-        uint16_t *d_radius = static_cast<uint16_t *>(g.buf[4]);
-        unsigned char *d_tab = static_cast<unsigned char *>(g.buf[1]), *d_temp = static_cast<unsigned char *>(g.buf[2]);
-        unsigned char *d_wtab = static_cast<unsigned char *>(g.buf[3]), *d_wtemp = static_cast<unsigned char *>(g.buf[5]);
-        const libscan_sat_image_t img = {d_img, LIBSCAN_U16, (int)C, W, H, W * C * 2};
-        const libscan_sat_image_t tab = {d_tab, LIBSCAN_U32, (int)C, W, H, W * C * 4};
-        const libscan_sat_image_t wtab = {d_wtab, LIBSCAN_U32, 1, W, H, W * 4};
-
-        e = cudaEventRecord(g.ev[0], g.stream);
-        if (e == cudaSuccess) e = cudaMemcpyAsync(d_img, job->pixels, img_bytes, cudaMemcpyHostToDevice, g.stream);
-        if (e == cudaSuccess && d_radius)
-            e = cudaMemcpyAsync(d_radius, job->radius_q8, n * 2, cudaMemcpyHostToDevice, g.stream);
-        lap(times ? &times->upload : nullptr);
-        what = "uploading the image";
-        if (e != cudaSuccess) goto cuda_fail;
-
-        for (int pass = 0; pass < job->passes && st == LIBSCAN_SUCCESS; ++pass) {
-            what = "building the table";
-            if (job->weighted) {
-                if (pass == 0) { // fork: the weight table on the side stream
-                    e = cudaEventRecord(g.fork, g.stream);
-                    if (e == cudaSuccess) e = cudaStreamWaitEvent(g.side, g.fork, 0);
-                    if (e == cudaSuccess) e = weight_table(d_radius, W, H, d_wtemp, d_wtab, g.side);
-                    if (e == cudaSuccess) e = cudaEventRecord(g.join, g.side);
-                }
-                if (e == cudaSuccess) {
-                    switch (C) {
-                    case 1: e = weighted_image_table<1>(d_img, d_radius, W, H, d_temp, d_tab, g.stream); break;
-                    case 2: e = weighted_image_table<2>(d_img, d_radius, W, H, d_temp, d_tab, g.stream); break;
-                    case 3: e = weighted_image_table<3>(d_img, d_radius, W, H, d_temp, d_tab, g.stream); break;
-                    default: e = weighted_image_table<4>(d_img, d_radius, W, H, d_temp, d_tab, g.stream); break;
-                    }
-                }
-                if (e == cudaSuccess && pass == 0) e = cudaStreamWaitEvent(g.stream, g.join, 0); // join
-                if (e != cudaSuccess) goto cuda_fail;
-            } else {
-                {
-                    const libscan_sat_opts_t o = {d_temp, temp_bytes};
-                    st = libscan_sat_build(&img, &tab, &o, g.stream);
-                }
+    auto *tab = static_cast<unsigned char *>(g.alloc(n * C * (size_t)f.table_bytes));
+    auto *temp = static_cast<unsigned char *>(g.alloc(temp_bytes));
+    auto *wtab = static_cast<unsigned char *>(g.alloc(j.weighted ? n * 4 : 0));
+    auto *wtemp = static_cast<unsigned char *>(g.alloc(j.weighted ? wtemp_bytes : 0));
+    if (g.e != cudaSuccess) return g.fail(err, errlen);
+    const libscan_sat_image_t img = {j.img, sdt, (int)C, W, H, W * C * (size_t)f.sample_bytes};
+    const libscan_sat_image_t table = {tab, tdt, (int)C, W, H, W * C * (size_t)f.table_bytes};
+    const libscan_sat_image_t wtable = {wtab, LIBSCAN_U32, 1, W, H, W * 4};
+    const char *what = "";
+    for (int pass = 0; pass < j.passes && st == LIBSCAN_SUCCESS; ++pass) {
+        what = "building the table";
+        g.what = what;
+        if (j.weighted) {
+            if (pass == 0) { // fork: the weight table on the side stream
+                g.e = cudaEventRecord(g.fork, g.stream);
+                if (g.e == cudaSuccess) g.e = cudaStreamWaitEvent(g.side, g.fork, 0);
+                if (g.e == cudaSuccess) g.e = weight_table(j.radius, W, H, wtemp, wtab, g.side);
+                if (g.e == cudaSuccess) g.e = cudaEventRecord(g.join, g.side);
             }
-            lap(times ? &times->sat : nullptr);
-            if (e != cudaSuccess) goto cuda_fail;
-            if (st != LIBSCAN_SUCCESS) break;
-            what = "filtering";
-            st = libscan_sat_box_filter(&tab, job->weighted ? &wtab : nullptr, d_radius, W * 2, job->uniform_q8, &img,
-                                g.stream);
-            lap(times ? &times->blur : nullptr);
-            if (e != cudaSuccess) goto cuda_fail;
+            if (g.e == cudaSuccess) g.e = weighted_image_table(j.precision, j.C, j.img, j.radius, W, H, temp, tab, g.stream);
+            if (g.e == cudaSuccess && pass == 0) g.e = cudaStreamWaitEvent(g.stream, g.join, 0); // join
+        } else {
+            const libscan_sat_opts_t o = {temp, temp_bytes};
+            st = libscan_sat_build(&img, &table, &o, g.stream);
         }
-        if (st != LIBSCAN_SUCCESS) {
-            snprintf(err, errlen, "GPU blur: %s while %s", libscan_status_string(st), what);
-            return st == LIBSCAN_ERROR_CUDA || st == LIBSCAN_ERROR_OUT_OF_MEMORY ? -2 : -1;
-        }
-        what = "downloading the result";
-        e = cudaMemcpyAsync(job->pixels, d_img, img_bytes, cudaMemcpyDeviceToHost, g.stream);
-        lap(times ? &times->download : nullptr);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(g.stream);
-        if (e != cudaSuccess) goto cuda_fail;
+        g.lap(times ? &times->sat : nullptr);
+        if (g.e != cudaSuccess) return g.fail(err, errlen);
+        if (st != LIBSCAN_SUCCESS) break;
+        what = "filtering";
+        st = libscan_sat_box_filter(&table, j.weighted ? &wtable : nullptr, j.radius, W * 2, j.uniform_q8, &img,
+                                    g.stream);
+        g.what = what;
+        g.lap(times ? &times->blur : nullptr);
+        if (g.e != cudaSuccess) return g.fail(err, errlen);
+    }
+    if (st != LIBSCAN_SUCCESS) {
+        snprintf(err, errlen, "GPU blur: %s while %s", libscan_status_string(st), what);
+        return st == LIBSCAN_ERROR_CUDA || st == LIBSCAN_ERROR_OUT_OF_MEMORY ? -2 : -1;
     }
     return 0;
-cuda_fail:
-    snprintf(err, errlen, "GPU blur: %s while %s", cudaGetErrorString(e), what);
-    return -2;
+}
+
+void zero_times(blur_times_t *t) {
+    if (t) t->upload = t->sat = t->blur = t->download = t->convert = 0;
+}
+
+double now_s() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+} // namespace
+
+extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *err, size_t errlen) {
+    zero_times(times);
+    if (!job || !job->pixels || job->channels < 1 || job->channels > 4 || job->passes < 1 ||
+        (job->weighted && !job->radius_q8) || (unsigned)job->precision > BLUR_P37) {
+        snprintf(err, errlen, "GPU blur: invalid job");
+        return -1;
+    }
+    const size_t W = job->width, H = job->height, n = W * H;
+    const size_t img_bytes = n * (size_t)job->channels * (size_t)blur_format(job->precision).sample_bytes;
+    Gpu g;
+    void *d_img = g.alloc(img_bytes);
+    auto *d_radius = static_cast<uint16_t *>(g.alloc(job->radius_q8 ? n * 2 : 0));
+    g.copy(d_img, job->pixels, img_bytes, cudaMemcpyHostToDevice, "uploading the image");
+    if (d_radius) g.copy(d_radius, job->radius_q8, n * 2, cudaMemcpyHostToDevice, "uploading the radii");
+    g.lap(times ? &times->upload : nullptr);
+    if (g.e != cudaSuccess) return g.fail(err, errlen);
+    const DeviceJob dj = {W, H, job->channels, job->precision, d_img, d_radius, job->uniform_q8, job->weighted, job->passes};
+    const int rc = run_passes(g, dj, times, err, errlen);
+    if (rc != 0) return rc;
+    g.copy(job->pixels, d_img, img_bytes, cudaMemcpyDeviceToHost, "downloading the result");
+    g.lap(times ? &times->download : nullptr);
+    return g.e == cudaSuccess ? 0 : g.fail(err, errlen);
+}
+
+extern "C" int blur_image_run_gpu(const blur_image_job_t *job, blur_times_t *times, char *err, size_t errlen) {
+    zero_times(times);
+    const double t0 = now_s();
+    blur_plan_t plan;
+    if (blur_plan_init(job, &plan, err, errlen) != 0) return -1;
+    if (times) times->convert += now_s() - t0;
+    const blur_pixels_t &in = job->in;
+    const size_t W = in.width, H = in.height, C = (size_t)in.channels, n = W * H;
+    const size_t raw_bytes = n * C * (size_t)(in.bits / 8);
+    const size_t fixed_bytes = n * C * (size_t)blur_format(plan.precision).sample_bytes;
+    const size_t depth_bytes =
+        job->mode == BLUR_MODE_DEPTH ? n * (size_t)job->depth.channels * (size_t)(job->depth.bits / 8) : 0;
+    const size_t levels = in.bits == 16 ? 65536u : 256u;
+    int rc = -2;
+    {
+        Gpu g;
+        void *d_raw = g.alloc(raw_bytes); // the file's pixels in, and out
+        void *d_fixed = g.alloc(fixed_bytes);
+        void *d_depth = g.alloc(depth_bytes);
+        auto *d_radius = static_cast<uint16_t *>(g.alloc(plan.weighted ? n * 2 : 0));
+        auto *d_decode = static_cast<uint64_t *>(g.alloc(levels * sizeof(uint64_t)));
+        auto *d_split = static_cast<uint32_t *>(g.alloc((levels - 1) * sizeof(uint32_t)));
+        auto *d_index = static_cast<uint16_t *>(g.alloc(BLUR_INDEX_LEN * sizeof(uint16_t)));
+        auto *d_rlut = static_cast<uint16_t *>(g.alloc(plan.radius_lut_len * sizeof(uint16_t)));
+        g.copy(d_raw, in.data, raw_bytes, cudaMemcpyHostToDevice, "uploading the image");
+        g.copy(d_depth, job->depth.data, depth_bytes, cudaMemcpyHostToDevice, "uploading the depth map");
+        g.copy(d_decode, plan.luts.decode, levels * sizeof(uint64_t), cudaMemcpyHostToDevice, "uploading the tables");
+        g.copy(d_split, plan.luts.split, (levels - 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, "uploading the tables");
+        g.copy(d_index, plan.luts.index, BLUR_INDEX_LEN * sizeof(uint16_t), cudaMemcpyHostToDevice,
+               "uploading the tables");
+        g.copy(d_rlut, plan.radius_lut, plan.radius_lut_len * sizeof(uint16_t), cudaMemcpyHostToDevice,
+               "uploading the tables");
+        g.lap(times ? &times->upload : nullptr);
+        if (g.e == cudaSuccess) {
+            g.what = "converting the pixels";
+            g.e = blur_gpu_to_fixed(d_raw, in.bits, (int)C, n, d_decode, plan.precision, d_fixed, g.stream);
+        }
+        if (g.e == cudaSuccess && job->mode == BLUR_MODE_DEPTH)
+            g.e = blur_gpu_radius_from_depth(d_depth, job->depth.bits, job->depth.channels, n, d_rlut, d_radius,
+                                             g.stream);
+        if (g.e == cudaSuccess && job->mode == BLUR_MODE_TILT)
+            g.e = blur_gpu_radius_from_rows(d_rlut, W, H, d_radius, g.stream);
+        g.lap(times ? &times->convert : nullptr);
+        if (g.e != cudaSuccess) {
+            rc = g.fail(err, errlen);
+        } else {
+            const DeviceJob dj = {W,        H,       (int)C,         plan.precision, d_fixed,
+                                  d_radius, plan.uniform_q8, plan.weighted, job->passes};
+            rc = run_passes(g, dj, times, err, errlen);
+        }
+        if (rc == 0) {
+            g.what = "converting the pixels back";
+            g.e = blur_gpu_from_fixed(d_fixed, plan.precision, (int)C, n, d_split, d_index, in.bits, d_raw, g.stream);
+            g.lap(times ? &times->convert : nullptr);
+            g.copy(job->out.data, d_raw, raw_bytes, cudaMemcpyDeviceToHost, "downloading the result");
+            g.lap(times ? &times->download : nullptr);
+            if (g.e != cudaSuccess) rc = g.fail(err, errlen);
+        }
+    }
+    blur_plan_free(&plan);
+    return rc;
 }

@@ -1,12 +1,14 @@
 /* main.c -- sat_blur: depth-of-field (or uniform, or tilt-shift) blur of a PNG
- * through summed-area tables, on the GPU or the CPU. See --help. */
-#include "blur.h"
+ * or JPEG through summed-area tables, on the GPU or the CPU; one image, or a
+ * batch of frames (--batch). See --help. */
+#include "batch.h"
+#include "batch_list.h"
+#include "frame.h"
 #include "common/cli.h"
 #include "common/image_io.h"
+#include "common/jpeg_io.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,15 +21,18 @@
 static const char *const kProg = "sat_blur";
 
 static const char kHelp[] =
-    "Usage: sat_blur [options] IN.png OUT.{png,jpg,jpeg,bmp,tga}\n"
+    "Usage: sat_blur [options] IN.{png,jpg} OUT.{png,jpg,jpeg,bmp,tga}\n"
+    "       sat_blur --batch [options] IN... -o DIR\n"
     "\n"
-    "Blurs IN with box filters computed from summed-area tables (scan rows,\n"
-    "transpose, scan again) and writes OUT in the format its extension names.\n"
+    "Blurs IN (a PNG or a JPEG: its first bytes decide, not its name) with box\n"
+    "filters computed from summed-area tables (scan rows, transpose, scan again)\n"
+    "and writes OUT in the format its extension names.\n"
+    "With --batch, blurs every IN the same way into folder DIR (below).\n"
     "\n"
     "Modes (pick one; the default is --radius 8):\n"
-    "  --depth FILE        depth-of-field blur from a depth map: any PNG of the same\n"
-    "                      size, gray (or the mean of R, G, B), WHITE = FAR, black =\n"
-    "                      near (--invert-depth for the other convention).\n"
+    "  --depth FILE        depth-of-field blur from a depth map: any PNG or JPEG of\n"
+    "                      the same size, gray (or the mean of R, G, B), WHITE = FAR,\n"
+    "                      black = near (--invert-depth for the other convention).\n"
     "  --radius R          uniform box blur of radius R pixels, 0..255 (fractional\n"
     "                      radii blend the two nearest integer boxes).\n"
     "  --tilt-shift        a horizontal focus band: sharp within 0.1 of the image\n"
@@ -52,31 +57,75 @@ static const char kHelp[] =
     "Other options:\n"
     "  --passes N          repeat the box filter N times, 1..16 (3 approaches a Gaussian)\n"
     "  --no-linear         blur the sRGB-encoded values instead of linear light\n"
-    "  --quality Q         JPEG quality 1..100 (default 90)\n"
+    "  --quality Q         JPEG quality 1..100 (default 90; the IJG scale PIL and\n"
+    "                      ImageMagick use)\n"
+    "  --subsampling S     JPEG chroma subsampling 420, 422 or 444 (4:2:0 ... 4:4:4,\n"
+    "                      the last at full colour resolution); default 420, as PIL\n"
+    "                      (and ImageMagick below quality 90)\n"
+    "  --compression N     PNG compression, zlib level 0..9: 0 none, 1 fastest,\n"
+    "                      9 smallest (default 5; 6 gives the size of libpng's\n"
+    "                      default, at about twice the time). A single image is\n"
+    "                      compressed on all cores, the same file on any machine.\n"
     "  --device D          auto, cpu or gpu (default auto: the GPU when usable,\n"
     "                      else the CPU with a note); both give the same image\n"
     "  --max-pixels N      refuse images larger than N pixels (default 268435456)\n"
     "  --force             allow OUT to be the same file as IN\n"
     "  --timing            print where the time went (decode, convert, upload, SAT,\n"
     "                      blur, download, encode) on stderr\n"
-    "  --quiet             no progress output\n"
+    "  --quiet             no progress output (and no batch summary)\n"
     "  -h, --help, --version\n"
     "\n"
-    "The blur runs in linear light (sRGB decoded) with premultiplied alpha, on\n"
-    "12-bit fixed-point samples; integer tables make GPU and CPU output identical.\n"
+    "Batch mode, for frame sequences:\n"
+    "  --batch             every IN is a frame: a file, or a folder standing for\n"
+    "                      its image files (.png, .jpg, .jpeg, not hidden, not\n"
+    "                      recursive) sorted by name in byte order (LC_ALL=C ls)\n"
+    "  -o, --output DIR    the folder the frames go to, as DIR/<stem>.<ext>, <stem>\n"
+    "                      being IN's name without its extension; DIR must exist\n"
+    "                      and must not be an input folder\n"
+    "  --format F          output format: png, jpg, jpeg, bmp or tga (default:\n"
+    "                      each input's own extension)\n"
+    "  --depth FILE        one depth map for every frame (all of its size)\n"
+    "  --depth-dir D       each frame its own depth map: D/<stem>.png\n"
+    "  --dry-run           print 'IN -> OUT' for every frame and stop\n"
+    "Every other option applies to every frame. The decode of frame n+1, the blur\n"
+    "of frame n and the encode of frame n-1 run at once, on every core (or on\n"
+    "$SAT_BLUR_THREADS worker threads). An output is never an input (refused\n"
+    "before anything starts; --force is for single mode); an existing file of\n"
+    "another name in DIR is replaced, each one atomically. A frame that fails is\n"
+    "reported as 'sat_blur: FILE: problem' and the others are still written;\n"
+    "stderr ends with 'N written, M failed'.\n"
+    "\n"
+    "The blur runs in linear light (sRGB decoded) with premultiplied alpha, in\n"
+    "fixed point as fine as the file needs (--radius 0 gives every pixel back;\n"
+    "where alpha is 0, as transparent black); integer tables make GPU and CPU\n"
+    "output identical.\n"
+    "JPEG output has no alpha: it is dropped (colours kept as they are), as\n"
+    "ImageMagick's convert does. On the GPU, JPEG is encoded with nvJPEG when the\n"
+    "build has it (else, or if it fails, with TurboJPEG; the pixels differ only by\n"
+    "rounding); on the CPU with TurboJPEG.\n"
     "Options may come before or after the files (--opt=V or --opt V); -- ends\n"
     "the options.\n"
-    "Exit status: 0 success, 1 bad usage or input (one line on stderr, no output\n"
-    "file), 2 GPU or internal failure, or an I/O error while writing OUT.\n";
+    "Exit status: 0 success, 1 bad usage or input (a corrupt or truncated PNG or\n"
+    "JPEG included: one line on stderr, no output file), 2 GPU or internal\n"
+    "failure, or an I/O error while writing OUT.\n"
+    "In batch mode: 0 when every frame was written; 1 for bad usage (nothing\n"
+    "written) or when a frame failed on bad input; 2 when a frame failed on a\n"
+    "GPU, memory or write error (the other frames are written either way).\n";
 
 typedef struct options {
     const char *in, *out, *depth;
+    /* batch mode */
+    char *const *inputs;
+    int ninputs;
+    const char *outdir, *format, *depth_dir;
+    bool batch, dry_run;
     double radius, focus, aperture, max_radius;
-    int64_t focus_x, focus_y, passes, quality;
+    int64_t focus_x, focus_y, passes, quality, compression;
     uint64_t max_pixels;
     bool radius_set, focus_set, focus_at_set, tilt, invert, no_linear, timing, quiet, force;
     bool aperture_set, max_radius_set;
     app_device_t device;
+    img_jpeg_subsampling_t subsampling;
 } options_t;
 
 /* Parses a double option value in [lo, hi]; one-line error and 0 on failure. */
@@ -93,12 +142,13 @@ static int parse_range(const char *name, const char *v, double lo, double hi, do
     return 1;
 }
 
-/* Option values, all from 256 up (no short form but -h), so that
+/* Option values, all from 256 up (no short form but -h and -o), so that
  * getopt_long's optopt names a long option by its value (app_bad_option). */
 enum {
     OPT_DEPTH = 256, OPT_RADIUS, OPT_TILT_SHIFT, OPT_FOCUS, OPT_FOCUS_AT, OPT_APERTURE, OPT_MAX_RADIUS,
     OPT_INVERT_DEPTH, OPT_PASSES, OPT_NO_LINEAR, OPT_QUALITY, OPT_DEVICE, OPT_MAX_PIXELS, OPT_FORCE, OPT_TIMING,
-    OPT_QUIET, OPT_HELP, OPT_VERSION
+    OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_SUBSAMPLING, OPT_BATCH, OPT_FORMAT, OPT_DEPTH_DIR, OPT_DRY_RUN,
+    OPT_COMPRESSION
 };
 
 static const struct option kLongs[] = {
@@ -111,7 +161,14 @@ static const struct option kLongs[] = {
     {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS}, {"force", no_argument, NULL, OPT_FORCE},
     {"timing", no_argument, NULL, OPT_TIMING},               {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},                   {"version", no_argument, NULL, OPT_VERSION},
+    {"subsampling", required_argument, NULL, OPT_SUBSAMPLING},
+    {"batch", no_argument, NULL, OPT_BATCH},                 {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, OPT_FORMAT},         {"depth-dir", required_argument, NULL, OPT_DEPTH_DIR},
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},             {"compression", required_argument, NULL, OPT_COMPRESSION},
     {NULL, 0, NULL, 0}};
+
+static int check_modes(const options_t *o);
+static int check_batch_args(int argc, char **argv, options_t *o);
 
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, options_t *o) {
@@ -121,12 +178,13 @@ static int parse_args(int argc, char **argv, options_t *o) {
     o->max_radius = 32;
     o->passes = 1;
     o->quality = 90;
+    o->compression = -1; /* not given: img_write's default */
     o->max_pixels = IMG_DEFAULT_MAX_PIXELS;
     o->device = APP_DEVICE_AUTO;
     opterr = 0; /* our own one-line messages */
     int c;
     char err[160];
-    while ((c = getopt_long(argc, argv, ":h", kLongs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:", kLongs, NULL)) != -1) {
         const char *v = optarg;
         switch (c) {
         case 'h': case OPT_HELP:
@@ -142,6 +200,20 @@ static int parse_args(int argc, char **argv, options_t *o) {
         case OPT_QUIET: o->quiet = true; break;
         case OPT_FORCE: o->force = true; break;
         case OPT_DEPTH: o->depth = v; break;
+        case OPT_BATCH: o->batch = true; break;
+        case OPT_DRY_RUN: o->dry_run = true; break;
+        case 'o': o->outdir = v; break;
+        case OPT_DEPTH_DIR: o->depth_dir = v; break;
+        case OPT_FORMAT: {
+            char probe[32];
+            snprintf(probe, sizeof probe, "x.%s", v);
+            if (strlen(v) > 8 || strchr(v, '.') || img_format_from_path(probe) == IMG_FORMAT_UNKNOWN) {
+                app_error(kProg, "--format: '%s' is not png, jpg, jpeg, bmp or tga", v);
+                return APP_EXIT_USAGE;
+            }
+            o->format = v;
+            break;
+        }
         case OPT_RADIUS:
             if (!parse_range("--radius", v, 0, BLUR_MAX_RADIUS, &o->radius)) return APP_EXIT_USAGE;
             o->radius_set = true;
@@ -177,6 +249,18 @@ static int parse_args(int argc, char **argv, options_t *o) {
                 return APP_EXIT_USAGE;
             }
             break;
+        case OPT_COMPRESSION:
+            if (app_parse_i64(v, 0, 9, &o->compression, err, sizeof err) != 0) {
+                app_error(kProg, "--compression: %s", err);
+                return APP_EXIT_USAGE;
+            }
+            break;
+        case OPT_SUBSAMPLING:
+            if (img_jpeg_parse_subsampling(v, &o->subsampling) != 0) {
+                app_error(kProg, "--subsampling: '%s' is not 420, 422 or 444", v);
+                return APP_EXIT_USAGE;
+            }
+            break;
         case OPT_MAX_PIXELS:
             if (app_parse_u64(v, 1, UINT64_MAX, &o->max_pixels, err, sizeof err) != 0) {
                 app_error(kProg, "--max-pixels: %s", err);
@@ -193,6 +277,16 @@ static int parse_args(int argc, char **argv, options_t *o) {
             return app_bad_option(kProg, c, kLongs, argv);
         }
     }
+    if (o->batch) return check_batch_args(argc, argv, o);
+    const char *batch_only = o->outdir      ? "-o"
+                             : o->format    ? "--format"
+                             : o->depth_dir ? "--depth-dir"
+                             : o->dry_run   ? "--dry-run"
+                                            : NULL;
+    if (batch_only) {
+        app_error(kProg, "%s is for batch mode (sat_blur --batch IN... -o DIR)", batch_only);
+        return APP_EXIT_USAGE;
+    }
     const char *pos[2] = {NULL, NULL};
     int npos = 0;
     for (int i = optind; i < argc; ++i) {
@@ -208,7 +302,21 @@ static int parse_args(int argc, char **argv, options_t *o) {
     }
     o->in = pos[0];
     o->out = pos[1];
-    /* mode conflicts */
+    if (check_modes(o) >= 0) return APP_EXIT_USAGE;
+    if (img_format_from_path(o->out) == IMG_FORMAT_UNKNOWN) {
+        app_error(kProg, "%s: unknown output format (use .png, .jpg, .jpeg, .bmp or .tga)", o->out);
+        return APP_EXIT_USAGE;
+    }
+    if (!o->force && app_same_file(o->in, o->out)) {
+        app_error(kProg, "%s: output is the input file (use --force to overwrite it)", o->out);
+        return APP_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* The blur's mode options that do not go together (either mode). Returns
+ * -1 when they are fine, else APP_EXIT_USAGE after the one line. */
+static int check_modes(const options_t *o) {
     if (o->radius_set && (o->depth || o->tilt)) {
         app_error(kProg, "--radius gives a uniform blur: it does not go with %s", o->depth ? "--depth" : "--tilt-shift");
         return APP_EXIT_USAGE;
@@ -234,161 +342,131 @@ static int parse_args(int argc, char **argv, options_t *o) {
         app_error(kProg, "%s has no meaning with --tilt-shift", o->invert ? "--invert-depth" : "--aperture");
         return APP_EXIT_USAGE;
     }
-    if (img_format_from_path(o->out) == IMG_FORMAT_UNKNOWN) {
-        app_error(kProg, "%s: unknown output format (use .png, .jpg, .jpeg, .bmp or .tga)", o->out);
-        return APP_EXIT_USAGE;
-    }
-    if (!o->force && app_same_file(o->in, o->out)) {
-        app_error(kProg, "%s: output is the input file (use --force to overwrite it)", o->out);
-        return APP_EXIT_USAGE;
-    }
     return -1;
 }
 
-/* Depth in [0, 1] per pixel: gray, or the mean of R, G, B (alpha ignored). */
-static float *depth_values(const img_t *d, char *err, size_t errlen) {
-    const size_t n = img_pixel_count(d), C = (size_t)d->channels;
-    float *all = malloc(n * C * sizeof(float));
-    if (!all) {
-        snprintf(err, errlen, "out of memory for the depth map");
-        return NULL;
+/* Batch mode: every file argument is an input; -o names the folder. */
+static int check_batch_args(int argc, char **argv, options_t *o) {
+    if (optind >= argc) {
+        app_error(kProg, "--batch: no input files or folders (usage: sat_blur --batch [options] IN... -o DIR)");
+        return APP_EXIT_USAGE;
     }
-    if (img_to_linear_f32(d, all, 0, 0, err, errlen) != 0) {
-        free(all);
-        return NULL;
+    if (!o->outdir) {
+        app_error(kProg, "--batch needs -o DIR, the folder to write the frames into");
+        return APP_EXIT_USAGE;
     }
-    const size_t colour = C >= 3 ? 3 : 1;
-    for (size_t i = 0; i < n; ++i) {
-        float s = 0;
-        for (size_t c = 0; c < colour; ++c) s += all[i * C + c];
-        all[i] = s / (float)colour; /* in place: i <= i * C */
+    if (o->force) {
+        app_error(kProg, "--force is for single mode: batch mode never overwrites an input");
+        return APP_EXIT_USAGE;
     }
-    return all;
+    if (o->depth && o->depth_dir) {
+        app_error(kProg, "--depth (one map for every frame) and --depth-dir (one per frame): give one");
+        return APP_EXIT_USAGE;
+    }
+    o->inputs = argv + optind;
+    o->ninputs = argc - optind;
+    /* --depth-dir is a depth-of-field blur as --depth is, for the mode checks. */
+    options_t m = *o;
+    if (m.depth_dir) m.depth = m.depth_dir;
+    return check_modes(&m) >= 0 ? APP_EXIT_USAGE : -1;
 }
 
-int main(int argc, char **argv) {
-    options_t o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc >= 0) return rc;
+/* The per-image options of both modes. */
+static frame_params_t frame_params(const options_t *o) {
+    frame_params_t p;
+    memset(&p, 0, sizeof p);
+    p.radius = o->radius;
+    p.focus = o->focus;
+    p.aperture = o->aperture;
+    p.max_radius = o->max_radius;
+    p.focus_x = o->focus_x;
+    p.focus_y = o->focus_y;
+    p.passes = (int)o->passes;
+    p.max_pixels = o->max_pixels;
+    p.focus_set = o->focus_set;
+    p.focus_at_set = o->focus_at_set;
+    p.tilt = o->tilt;
+    p.invert = o->invert;
+    p.no_linear = o->no_linear;
+    p.write.jpeg_quality = (int)o->quality;
+    p.write.jpeg_subsampling = (int)o->subsampling;
+    if (o->compression >= 0)
+        p.write.png_compression = o->compression == 0 ? IMG_PNG_NO_COMPRESSION : (int)o->compression;
+    /* A single image's PNG is compressed on every core; in batch mode the
+       frames already are, one per worker, so each encodes on its own thread
+       (no cores x cores threads). */
+    p.write.threads = o->batch ? 1 : 0;
+    p.threads = p.write.threads; /* the pixel conversions likewise (pipeline.h) */
+    return p;
+}
 
-    app_device_t dev = APP_DEVICE_CPU;
+/* Single mode: IN to OUT, the three steps one after another. */
+static int run_single(const options_t *o) {
+    const frame_params_t p = frame_params(o);
     app_timing_t tm;
-    app_timing_init(&tm, o.timing);
-    char err[512] = "";
-    img_t img, depth, outimg;
-    img_init(&img);
-    img_init(&depth);
-    img_init(&outimg);
-    float *lin = NULL, *dv = NULL;
-    uint16_t *fixed = NULL, *radius = NULL;
-    rc = APP_EXIT_USAGE;
-
-    app_timing_start(&tm, "decode");
-    if (img_read_png(o.in, o.max_pixels, &img, err, sizeof err) != 0) goto fail;
-    if (o.depth) {
-        if (img_read_png(o.depth, o.max_pixels, &depth, err, sizeof err) != 0) goto fail;
-        if (depth.width != img.width || depth.height != img.height) {
-            snprintf(err, sizeof err, "%s: depth map is %dx%d but %s is %dx%d", o.depth, depth.width, depth.height,
-                     o.in, img.width, img.height);
-            goto fail;
-        }
-    }
-    if (o.focus_at_set && (o.focus_x < 0 || o.focus_y < 0 || o.focus_x >= img.width || o.focus_y >= img.height)) {
-        snprintf(err, sizeof err, "--focus-at %lld,%lld is outside the %dx%d image", (long long)o.focus_x,
-                 (long long)o.focus_y, img.width, img.height);
-        goto fail;
-    }
-
-    app_timing_start(&tm, "convert");
-    const size_t W = (size_t)img.width, H = (size_t)img.height, C = (size_t)img.channels, n = W * H;
-    lin = malloc(n * C * sizeof(float));
-    fixed = malloc(n * C * sizeof(uint16_t));
-    if (!lin || !fixed) {
-        snprintf(err, sizeof err, "%s: out of memory for %zux%zu pixels", o.in, W, H);
-        rc = APP_EXIT_INTERNAL;
-        goto fail;
-    }
-    if (img_to_linear_f32(&img, lin, !o.no_linear, 1, err, sizeof err) != 0) goto fail;
-    blur_to_fixed(lin, n * C, fixed);
-
-    blur_job_t job = {W, H, (int)C, fixed, NULL, blur_radius_q8(o.radius), 0, (int)o.passes};
-    if (o.depth || o.tilt) {
-        radius = malloc(n * sizeof(uint16_t));
-        if (!radius) {
-            snprintf(err, sizeof err, "out of memory for the radius map");
-            rc = APP_EXIT_INTERNAL;
-            goto fail;
-        }
-        if (o.depth) {
-            if (!(dv = depth_values(&depth, err, sizeof err))) goto fail;
-            double focus = o.focus;
-            if (!o.focus_set) { /* the depth under --focus-at, or at the centre */
-                const size_t fx = o.focus_at_set ? (size_t)o.focus_x : W / 2, fy = o.focus_at_set ? (size_t)o.focus_y : H / 2;
-                focus = dv[fy * W + fx];
-                if (o.invert) focus = 1.0 - focus;
-            }
-            blur_radius_map_depth(dv, W, H, o.invert, focus, o.aperture, o.max_radius, radius);
-        } else {
-            blur_radius_map_tilt(W, H, o.focus_set ? o.focus : 0.5, o.max_radius, radius);
-        }
-        job.radius_q8 = radius;
-        job.weighted = 1;
-    }
-
-    blur_times_t bt;
-    app_timing_stop(&tm);
+    app_timing_init(&tm, o->timing);
+    char err[1024] = "";
+    frame_t f;
+    memset(&f, 0, sizeof f);
+    app_device_t dev = APP_DEVICE_CPU;
+    int rc = frame_decode(&p, o->in, o->depth, NULL, &f, err, sizeof err);
+    if (rc != APP_EXIT_OK) goto fail;
     /* Chosen only now, so that bad input gets its one error line and nothing else. */
-    if ((rc = app_choose_device(kProg, o.device, &dev)) != APP_EXIT_OK) {
-        err[0] = 0;
-        goto done;
-    }
-    rc = APP_EXIT_USAGE;
-    if (dev == APP_DEVICE_GPU) {
-        const int g = blur_run_gpu(&job, &bt, err, sizeof err);
-        if (g != 0) {
-            rc = g == -2 ? APP_EXIT_INTERNAL : APP_EXIT_USAGE;
-            goto fail;
-        }
-        app_timing_add(&tm, "upload", bt.upload);
-    } else if (blur_run_cpu(&job, &bt, err, sizeof err) != 0) {
-        rc = APP_EXIT_INTERNAL;
-        goto fail;
-    }
-    app_timing_add(&tm, "SAT", bt.sat);
-    app_timing_add(&tm, "blur", bt.blur);
-    if (dev == APP_DEVICE_GPU) app_timing_add(&tm, "download", bt.download);
-
-    app_timing_start(&tm, "encode");
-    blur_from_fixed(fixed, n * C, lin);
-    if (img_alloc(&outimg, img.width, img.height, img.channels, img.bits, err, sizeof err) != 0) {
-        rc = APP_EXIT_INTERNAL;
-        goto fail;
-    }
-    if (img_from_linear_f32(lin, &outimg, !o.no_linear, 1, err, sizeof err) != 0) {
-        rc = APP_EXIT_INTERNAL;
-        goto fail;
-    }
-    img_write_opts_t wo = {(int)o.quality};
-    const int wrc = img_write(o.out, &outimg, &wo, err, sizeof err);
-    if (wrc != 0) {
-        /* A failed write (disk full, I/O error) is exit 2, as the README
-         * says; a destination the user got wrong is bad input, 1. */
-        rc = wrc == IMG_ERR_IO ? APP_EXIT_INTERNAL : APP_EXIT_USAGE;
-        goto fail;
-    }
-    app_timing_stop(&tm);
+    if ((rc = app_choose_device(kProg, o->device, &dev)) != APP_EXIT_OK) goto done;
+    if ((rc = frame_blur(&f, dev, err, sizeof err)) != APP_EXIT_OK) goto fail;
+    if ((rc = frame_encode(&p, &f, o->out, err, sizeof err)) != APP_EXIT_OK) goto fail;
+    if (f.report.note[0]) app_error(kProg, "note: %s", f.report.note);
+    app_timing_add(&tm, "decode", f.t.decode);
+    app_timing_add(&tm, "convert", f.t.convert);
+    if (dev == APP_DEVICE_GPU) app_timing_add(&tm, "upload", f.t.upload);
+    app_timing_add(&tm, "SAT", f.t.sat);
+    app_timing_add(&tm, "blur", f.t.blur);
+    if (dev == APP_DEVICE_GPU) app_timing_add(&tm, "download", f.t.download);
+    app_timing_add(&tm, "encode", f.t.encode);
     app_timing_print(&tm, kProg);
-    rc = APP_EXIT_OK;
+    if (o->timing && f.report.jpeg_encoder[0]) app_error(kProg, "JPEG encoder: %s", f.report.jpeg_encoder);
     goto done;
 fail:
     app_error(kProg, "%s", err[0] ? err : "failed");
 done:
-    free(lin);
-    free(dv);
-    free(fixed);
-    free(radius);
-    img_free(&img);
-    img_free(&depth);
-    img_free(&outimg);
+    frame_free(&f);
     return rc;
+}
+
+/* Batch mode: the list and its checks, then the pipeline (batch.h). */
+static int run_batch(const options_t *o) {
+    const frame_params_t p = frame_params(o);
+    const batch_spec_t spec = {o->inputs, o->ninputs, o->outdir, o->format, o->depth_dir, o->depth};
+    char err[1024] = "";
+    int workers = 1;
+    if (batch_threads(&workers, err, sizeof err) != 0) {
+        app_error(kProg, "%s", err);
+        return APP_EXIT_USAGE;
+    }
+    batch_list_t list;
+    int rc = batch_list_build(&spec, &list, err, sizeof err);
+    if (rc != APP_EXIT_OK) {
+        app_error(kProg, "%s", err);
+        return rc;
+    }
+    if (o->dry_run) {
+        batch_list_print(&list, stdout);
+        rc = fflush(stdout) == 0 && !ferror(stdout) ? APP_EXIT_OK : APP_EXIT_INTERNAL;
+        batch_list_free(&list);
+        return rc;
+    }
+    app_device_t dev = APP_DEVICE_CPU;
+    if ((rc = app_choose_device(kProg, o->device, &dev)) == APP_EXIT_OK) {
+        const batch_config_t cfg = {kProg, &p, o->depth, dev, workers, o->quiet, o->timing};
+        rc = batch_run(&list, &cfg);
+    }
+    batch_list_free(&list);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    options_t o;
+    const int rc = parse_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+    return o.batch ? run_batch(&o) : run_single(&o);
 }

@@ -35,6 +35,7 @@
 #include <cuda_runtime.h>
 #ifdef BENCH_SAT_HAVE_DOF
 #include "blur.h"
+#include "radius.h"
 #endif
 #ifdef BENCH_SAT_HAVE_NPP
 #include <nppi_statistics_functions.h>
@@ -136,13 +137,15 @@ struct DofResult {
     double gpu_ms = 0, upload_ms = 0, download_ms = 0; // medians
 };
 
-// What blur_run_gpu allocates for a weighted job (blur_gpu.cu): image,
-// weighted image, table, temp, weight map, weight table, radii.
-size_t dof_gpu_bytes(size_t W, size_t H) {
+// What blur_run_gpu allocates for a weighted job (blur_gpu.cu), with room
+// to spare: image (twice), table, temp, weight map, weight table, radii.
+size_t dof_gpu_bytes(size_t W, size_t H, blur_precision_t p) {
     const size_t n = W * H, C = kDofChannels;
+    const blur_format_t f = blur_format(p);
     size_t temp = 0;
-    check_sat(libscan_sat_temp_bytes(W, H, (int)C, LIBSCAN_U32, &temp), "temp bytes (DoF)");
-    return n * C * 2 * 2 + n * C * 4 + temp + n + n * 4 + n * 2;
+    check_sat(libscan_sat_temp_bytes(W, H, (int)C, f.table_bytes == 8 ? LIBSCAN_U64 : LIBSCAN_U32, &temp),
+              "temp bytes (DoF)");
+    return n * C * (size_t)f.sample_bytes * 2 + n * C * (size_t)f.table_bytes + temp + n + n * 4 + n * 2;
 }
 
 // splitmix64: random samples for the image (the values do not matter, only
@@ -160,40 +163,43 @@ double upper_median_ms(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-DofResult run_dof(size_t W, size_t H, int reps) {
+// p: the samples' precision (blur.h): BLUR_P12 is what an 8-bit file
+// without partial alpha becomes, P30 and P37 what 8-bit files with partial
+// alpha and 16-bit files become (wider samples, uint64 tables).
+DofResult run_dof(size_t W, size_t H, int reps, blur_precision_t p = BLUR_P12) {
     DofResult r;
     const size_t n = W * H, C = kDofChannels;
+    const blur_format_t f = blur_format(p);
     size_t free_b = 0, total_b = 0;
     check(cudaMemGetInfo(&free_b, &total_b), "memory info");
     // 64 MiB of slack for allocation granularity and the library's own use.
-    if (dof_gpu_bytes(W, H) + ((size_t)64 << 20) > free_b) {
+    if (dof_gpu_bytes(W, H, p) + ((size_t)64 << 20) > free_b) {
         r.skipped = "skipped (memory)";
         return r;
     }
-    std::vector<uint16_t> orig, pixels, radius;
+    std::vector<unsigned char> orig, pixels;
+    std::vector<uint16_t> radius;
     try {
-        orig.resize(n * C);
-        pixels.resize(n * C);
+        orig.resize(n * C * (size_t)f.sample_bytes);
+        pixels.resize(n * C * (size_t)f.sample_bytes);
         radius.resize(n);
     } catch (const std::bad_alloc &) {
         r.skipped = "skipped (host memory)";
         return r;
     }
-    // Pixels: random floats in [0, 1) through blur_to_fixed, a row at a time.
-    // Radii: blur_radius_map_depth of a diagonal depth ramp, (x + y + 1) / (W + H)
-    // in (0, 1): near (clamped to max radius) at the top left, sharp along
-    // the depth 0.3 diagonal, 16.8 px at the far bottom right.
+    // Pixels: random samples in [0, 1.0] of the precision. Radii: the circle
+    // of confusion of a diagonal depth ramp, (x + y + 1) / (W + H) in (0, 1):
+    // near (clamped to max radius) at the top left, sharp along the depth 0.3
+    // diagonal, 16.8 px at the far bottom right.
     {
-        std::vector<float> row(W * C);
         uint64_t rng = (uint64_t)W * 1000003u + H;
-        for (size_t y = 0; y < H; ++y) {
-            for (float &v : row) v = (float)(splitmix64(&rng) >> 40) * (1.0f / 16777216.0f);
-            blur_to_fixed(row.data(), W * C, orig.data() + y * W * C);
-            for (size_t x = 0; x < W; ++x) row[x] = (float)((double)(x + y + 1) / (double)(W + H));
-            blur_radius_map_depth(row.data(), W, 1, 0, kDofFocus, kDofAperture, kDofMaxRadius, radius.data() + y * W);
-        }
+        for (size_t i = 0; i < n * C; ++i) blur_store(orig.data(), i, f.sample_bytes, splitmix64(&rng) % (f.one + 1));
+        for (size_t y = 0; y < H; ++y)
+            for (size_t x = 0; x < W; ++x)
+                radius[y * W + x] = blur_radius_q8(
+                    blur_coc_radius((double)(x + y + 1) / (double)(W + H), kDofFocus, kDofAperture, kDofMaxRadius));
     }
-    blur_job_t job = {W, H, kDofChannels, pixels.data(), radius.data(), blur_radius_q8(kDofRadius), 1, kDofPasses};
+    blur_job_t job = {W, H, kDofChannels, pixels.data(), radius.data(), blur_radius_q8(kDofRadius), 1, kDofPasses, p};
     std::vector<double> gpu, up, down;
     char err[512] = "";
     for (int i = 0; i <= reps; ++i) { // run 0 is the warm-up
@@ -399,6 +405,12 @@ int main_table(const std::vector<Size> &sizes, int reps, cudaStream_t st, int de
                     dof_4k.upload_ms, dof_4k.download_ms);
     else if (have_4k)
         std::printf("\nDoF job 3840x2160: %s, no upload/download times.\n", dof_4k.skipped);
+    if (have_4k) { // the price of the wider precisions (convert.h: 8-bit with partial alpha, 16-bit)
+        const DofResult p30 = run_dof(3840, 2160, reps, BLUR_P30), p37 = run_dof(3840, 2160, reps, BLUR_P37);
+        std::printf("\nDoF job 3840x2160 GPU (times.sat + times.blur) by precision: 12-bit samples, uint32 tables "
+                    "%s ms; 30-bit, uint64 tables %s ms; 37-bit (uint64 samples and tables) %s ms.\n",
+                    dof_cell(dof_4k).c_str(), dof_cell(p30).c_str(), dof_cell(p37).c_str());
+    }
 #endif
     std::printf("\nTargets (issue 6, H100): SAT 3840x2160 <= 0.25 ms; blur (SAT + filter) 3840x2160 <= 0.6 ms, "
                 "for the two blur columns and the DoF job GPU column (what `sat_blur --depth` runs).\n");

@@ -2,7 +2,10 @@
  * an independent reference written here.
  *
  *   test_compact_lib cpu   label cpu: the CPU path over every type x mode x
- *                          selection rate x size, the host-only checks
+ *                          selection rate x size, again with 1, 2, 3 and 7
+ *                          threads forced (LIBSCAN_CPU_THREADS) at sizes
+ *                          around its 8192-element blocks, in place too;
+ *                          the host-only checks
  *                          (statuses decided before any CUDA call, with fake
  *                          never-dereferenced device pointers; U8/U16
  *                          refused everywhere), names
@@ -537,13 +540,11 @@ static void test_cpu_float_rules_by_hand(void **state) {
     assert_true(kept[0] == 5 && kept[1] == 7 && kept[2] == 9 && rej[0] == 1 && rej[1] == 2 && rej[2] == 3);
 }
 
-static void test_cpu_in_place(void **state) {
-    (void)state;
-    rng_t r;
-    rng_init(&r, "cpu-in-place", 0);
+/* In place (out == in) on the CPU: every mode, f32, n elements, `rate` kept. */
+static void cpu_in_place(rng_t *r, size_t n, double rate) {
     for (int m = 0; m < M_COUNT; ++m) {
         tcase_t c;
-        make_case(&c, &r, LIBSCAN_F32, m, 10007, 0.5, 0);
+        make_case(&c, r, LIBSCAN_F32, m, n, rate, 0);
         float *buf = malloc(c.n * 4 + 4);
         float *rej = malloc(c.n * 4 + 4);
         assert_non_null(buf);
@@ -564,6 +565,54 @@ static void test_cpu_in_place(void **state) {
         free(rej);
         free_case(&c);
     }
+}
+
+static void test_cpu_in_place(void **state) {
+    (void)state;
+    rng_t r;
+    rng_init(&r, "cpu-in-place", 0);
+    cpu_in_place(&r, 10007, 0.5);
+}
+
+/* Forces the CPU path's thread count (0: back to automatic). */
+static void set_threads(unsigned t) {
+    if (t == 0) {
+        unsetenv("LIBSCAN_CPU_THREADS");
+        return;
+    }
+    char v[16];
+    snprintf(v, sizeof v, "%u", t);
+    setenv("LIBSCAN_CPU_THREADS", v, 1);
+}
+
+/* The threaded CPU path (core/cpu_compact.c: blocks of 8192 elements, each
+ * thread claiming the next): sizes around one and several blocks, more
+ * threads than blocks, every type and mode, values and indices, nothing
+ * and everything kept; in place with every block kept whole (its copy is
+ * skipped), none kept, half kept. */
+static void test_cpu_threads(void **state) {
+    (void)state;
+    const unsigned threads[] = {1, 2, 3, 7};
+    const size_t block = 8192;
+    const size_t sizes[] = {1, 5, block - 1, block, block + 1, 3 * block + 5, 9 * block - 1};
+    const double rate3[] = {0.0, 0.5, 1.0};
+    rng_t r;
+    rng_init(&r, "cpu-threads", 0);
+    for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ++ti) {
+        set_threads(threads[ti]);
+        for (int t = 0; t < 6; ++t)
+            for (int m = 0; m < M_COUNT; ++m)
+                for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+                    for (int ri = 0; ri < 3; ++ri) {
+                        tcase_t c;
+                        make_case(&c, &r, all_dtypes[t], m, sizes[si], rate3[ri], (int)((si + (size_t)ri) & 1));
+                        run_cpu(&c);
+                        free_case(&c);
+                    }
+        for (int ri = 0; ri < 3; ++ri) cpu_in_place(&r, 9 * block - 1, rate3[ri]);
+        cpu_in_place(&r, 4 * block + 17, 0.99);
+    }
+    set_threads(0);
 }
 
 /* ---- host-only checks: statuses before any CUDA call --------------------------------- */
@@ -1075,6 +1124,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_cpu_small_dtypes_refused),
         cmocka_unit_test(test_cpu_float_rules_by_hand),
         cmocka_unit_test(test_cpu_in_place),
+        cmocka_unit_test(test_cpu_threads),
         cmocka_unit_test(test_cpu_predicate_kinds),
         cmocka_unit_test(test_cpu_sweep_u32),
         cmocka_unit_test(test_cpu_sweep_i32),

@@ -87,11 +87,71 @@ static void cpu_box_sums_and_means(void **state) {
                 }
     /* Means over a clamped box: radius 1 at the corner (0, 0) covers 2 x 2 pixels. */
     uint64_t m[4];
-    libscan__sat_box_means((const unsigned char *)tab, W * C * 4, C, NULL, 0, W, H, 0, 0, 1, m);
+    libscan__sat_box_means((const unsigned char *)tab, W * C * 4, C, 0, NULL, 0, W, H, 0, 0, 1, m);
     for (int c = 0; c < C; ++c) {
         const uint64_t sum = (uint64_t)img[0][0][c] + img[0][1][c] + img[1][0][c] + img[1][1][c];
         assert_int_equal(m[c], (sum << 16) / 4);
     }
+}
+
+/* A wide (uint64) table of values up to 2^40 - 1, the filter's limit: box
+ * sums modulo 2^64 against direct 64-bit sums, and the 16.16 means against
+ * exact 128-bit division, where sum << 16 needs more than 64 bits. */
+static void cpu_wide_box_sums_and_means(void **state) {
+    (void)state;
+    enum { W = 6, H = 5, C = 3 };
+    uint64_t img[H][W][C], tab[H][W][C];
+    rng_t r;
+    rng_init(&r, "wide_box", 0);
+    const uint64_t top = (1ull << 40) - 1;
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x)
+            for (int c = 0; c < C; ++c) img[y][x][c] = (x + y) % 3 == 0 ? top : rng_below(&r, top + 1);
+    /* corner values pushed past 2^64 (as in a large image) by a constant that cancels in every box */
+    const uint64_t bias = 0xfff0000000000000ull;
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x)
+            for (int c = 0; c < C; ++c) {
+                uint64_t s = 0;
+                for (int j = 0; j <= y; ++j)
+                    for (int i = 0; i <= x; ++i) s += img[j][i][c];
+                tab[y][x][c] = s + bias * (uint64_t)((x + 1) * (y + 1)); /* bias * area: cancels in D - B - C + A */
+            }
+    for (int y0 = 0; y0 < H; ++y0)
+        for (int y1 = y0; y1 < H; ++y1)
+            for (int x0 = 0; x0 < W; ++x0)
+                for (int x1 = x0; x1 < W; ++x1) {
+                    uint64_t s[4];
+                    libscan__sat_u64_box((const unsigned char *)tab, W * C * 8, C, x0, y0, x1, y1, s);
+                    for (int c = 0; c < C; ++c) {
+                        uint64_t want = bias * (uint64_t)((x1 - x0 + 1) * (y1 - y0 + 1));
+                        for (int j = y0; j <= y1; ++j)
+                            for (int i = x0; i <= x1; ++i) want += img[j][i][c];
+                        assert_true(s[c] == want);
+                    }
+                }
+    /* mean_q16 against unsigned __int128 division: sums of up to 513^2 values below 2^40, weights up to 4 * 513^2 */
+    for (int i = 0; i < 1000000; ++i) {
+        const uint64_t b = 1 + rng_below(&r, (i & 1) ? 263169u : 4u * 263169u);
+        const uint64_t mean = (i & 2) ? rng_below(&r, top + 1) : top - rng_below(&r, 3);
+        uint64_t sum = mean * b + rng_below(&r, b); /* floor(sum / b) == mean */
+        if (i % 5 == 0) sum = mean * b;              /* exact multiples */
+        const uint64_t want = (uint64_t)(((unsigned __int128)sum << 16) / b);
+        const uint64_t got = libscan__sat_mean_q16(sum, b, 1.0 / (double)b);
+        if (got != want) {
+            test_fail_seeded(__FILE__, __LINE__, "libscan__sat_mean_q16(%llu, %llu) = %llu, want %llu",
+                             (unsigned long long)sum, (unsigned long long)b, (unsigned long long)got,
+                             (unsigned long long)want);
+            return;
+        }
+    }
+    /* the filtered pixel of a wide table at the limit: every value 2^40 - 1, radius 1.5, blend in range */
+    uint64_t ftab[3][3][1];
+    for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 3; ++x) ftab[y][x][0] = top * (uint64_t)((x + 1) * (y + 1));
+    uint64_t out[4];
+    libscan__sat_filter_pixel((const unsigned char *)ftab, 3 * 8, 1, 1, NULL, 0, 3, 3, 1, 1, 256 + 128, out);
+    assert_true(out[0] == top);
 }
 
 int main(void) {
@@ -99,6 +159,7 @@ int main(void) {
         cmocka_unit_test(cpu_div_floor_edges),
         cmocka_unit_test(cpu_div_floor_random),
         cmocka_unit_test(cpu_box_sums_and_means),
+        cmocka_unit_test(cpu_wide_box_sums_and_means),
     };
     test_begin("test_filter_math");
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));

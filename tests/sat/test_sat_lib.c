@@ -3,7 +3,8 @@
  * recurrence in 64-bit/double, box sums and filtered pixels from plain loops
  * over the box. Tests named cpu_* need no GPU (ctest: test_sat_lib_cpu);
  * gpu_* compare the GPU with the reference and with the CPU path
- * (ctest: test_sat_lib). */
+ * (ctest: test_sat_lib). The CPU path's threads are forced to 1, 2, 3 and 7
+ * (LIBSCAN_CPU_THREADS): the same bytes, and the reference's values. */
 #include "support/harness.h"
 #include <libscan/sat.h>
 
@@ -18,7 +19,8 @@ typedef struct pair {
     libscan_dtype_t in, table;
 } pair_t;
 static const pair_t kPairs[] = {{LIBSCAN_U8, LIBSCAN_U32}, {LIBSCAN_U16, LIBSCAN_U32}, {LIBSCAN_U16, LIBSCAN_U64},
-                                {LIBSCAN_F32, LIBSCAN_F32}, {LIBSCAN_F32, LIBSCAN_F64}};
+                                {LIBSCAN_F32, LIBSCAN_F32}, {LIBSCAN_F32, LIBSCAN_F64}, {LIBSCAN_U32, LIBSCAN_U64},
+                                {LIBSCAN_U64, LIBSCAN_U64}};
 #define NPAIRS (sizeof kPairs / sizeof kPairs[0])
 
 static void *xmalloc(size_t n) {
@@ -60,17 +62,31 @@ static uint64_t get_u64(const libscan_sat_image_t *im, size_t x, size_t y, int c
 }
 
 /* Fill with random samples: integers in [0, maxv], floats in [0, 1). */
-static void fill_random(libscan_sat_image_t *im, rng_t *r, uint32_t maxv) {
+static void fill_random(libscan_sat_image_t *im, rng_t *r, uint64_t maxv) {
     for (size_t y = 0; y < im->height; ++y) {
         unsigned char *row = (unsigned char *)im->data + y * im->pitch;
         for (size_t i = 0; i < im->width * (size_t)im->channels; ++i) {
             switch (im->dtype) {
-            case LIBSCAN_U8: row[i] = (uint8_t)rng_below(r, (uint64_t)maxv + 1); break;
-            case LIBSCAN_U16: ((uint16_t *)(void *)row)[i] = (uint16_t)rng_below(r, (uint64_t)maxv + 1); break;
+            case LIBSCAN_U8: row[i] = (uint8_t)rng_below(r, maxv + 1); break;
+            case LIBSCAN_U16: ((uint16_t *)(void *)row)[i] = (uint16_t)rng_below(r, maxv + 1); break;
+            case LIBSCAN_U32: ((uint32_t *)(void *)row)[i] = (uint32_t)rng_below(r, maxv + 1); break;
+            case LIBSCAN_U64: ((uint64_t *)(void *)row)[i] = rng_below(r, maxv + 1); break;
             case LIBSCAN_F32: ((float *)(void *)row)[i] = (float)rng_unit(r); break;
             default: TFAIL("fill_random: type %d", (int)im->dtype);
             }
         }
+    }
+}
+
+/* The largest random input of a type in the build and box-sum tests: the
+ * type's own maximum, or 2^40 - 1 for uint64 (the filter's limit; the
+ * reference's doubles and uint64 sums stay exact). Floats: unused. */
+static uint64_t input_max(libscan_dtype_t t) {
+    switch (t) {
+    case LIBSCAN_U8: return 255u;
+    case LIBSCAN_U16: return 65535u;
+    case LIBSCAN_U32: return 0xffffffffu;
+    default: return (1ull << 40) - 1;
     }
 }
 
@@ -156,8 +172,7 @@ static void cpu_build_matches_reference(void **state) {
             for (size_t s = 0; s < NSHAPES; ++s) {
                 const shape_t sh = kShapes[s];
                 libscan_sat_image_t in = host_image(kPairs[p].in, ch, sh.w, sh.h, sh.pad * libscan_dtype_size(kPairs[p].in));
-                const uint32_t maxv = kPairs[p].in == LIBSCAN_U8 ? 255u : 65535u;
-                fill_random(&in, &r, maxv);
+                fill_random(&in, &r, input_max(kPairs[p].in));
                 libscan_sat_image_t t = host_image(kPairs[p].table, ch, sh.w, sh.h, sh.pad * 8);
                 assert_int_equal(libscan_cpu_sat_build(&in, &t), LIBSCAN_SUCCESS);
                 ref_t ref = ref_table(&in);
@@ -194,7 +209,7 @@ static void cpu_box_sums_match_direct_sums(void **state) {
     for (size_t p = 0; p < NPAIRS; ++p)
         for (int ch = 1; ch <= 4; ++ch) {
             libscan_sat_image_t in = host_image(kPairs[p].in, ch, 61, 47, 0);
-            fill_random(&in, &r, kPairs[p].in == LIBSCAN_U8 ? 255u : 65535u);
+            fill_random(&in, &r, input_max(kPairs[p].in));
             libscan_sat_image_t t = host_image(kPairs[p].table, ch, 61, 47, 0);
             assert_int_equal(libscan_cpu_sat_build(&in, &t), LIBSCAN_SUCCESS);
             enum { N = 200 };
@@ -269,6 +284,88 @@ static void cpu_wrap_bound_blur(void **state) {
     assert_int_equal(s, 511u * 511u * 16380u);
     free(in.data);
     free(t.data);
+}
+
+/* A uint64 table wraps modulo 2^64 like a uint32 one modulo 2^32: values of
+ * 2^62, whose corner sums pass 2^64, still give exact sums for boxes of up
+ * to libscan_sat_u64_max_exact_area(2^62) = 3 pixels; 4 pixels wrap to 0. */
+static void cpu_wrap_bound_u64(void **state) {
+    (void)state;
+    assert_true(libscan_sat_u64_max_exact_area(1ull << 62) == 3);
+    assert_true(libscan_sat_u64_max_exact_area(0) == UINT64_MAX);
+    assert_true(libscan_sat_u64_max_exact_area(1) == UINT64_MAX);
+    assert_true(libscan_sat_u64_max_exact_area(1ull << 39) == (1ull << 25) - 1);
+    assert_true(libscan_sat_u64_max_exact_area(UINT64_MAX) == 1);
+    const size_t W = 4, H = 4;
+    libscan_sat_image_t in = host_image(LIBSCAN_U64, 1, W, H, 0);
+    for (size_t i = 0; i < W * H; ++i) ((uint64_t *)in.data)[i] = 1ull << 62;
+    libscan_sat_image_t t = host_image(LIBSCAN_U64, 1, W, H, 0);
+    assert_int_equal(libscan_cpu_sat_build(&in, &t), LIBSCAN_SUCCESS);
+    assert_true(get_u64(&t, W - 1, H - 1, 0) == 0); /* 16 * 2^62 = 2^66 wrapped */
+    const libscan_box_t boxes[4] = {{1, 1, 3, 1}, {2, 1, 2, 3}, {3, 3, 3, 3}, {2, 2, 3, 3}};
+    uint64_t sums[4];
+    assert_int_equal(libscan_cpu_sat_box_sums(&t, boxes, 4, sums), LIBSCAN_SUCCESS);
+    for (int b = 0; b < 2; ++b) assert_true(sums[b] == 3ull << 62);
+    assert_true(sums[2] == 1ull << 62);
+    assert_true(sums[3] == 0); /* 4 * 2^62: above the bound, wrapped */
+    /* u32 -> u64: 32-bit values a uint32 table could not sum */
+    libscan_sat_image_t in32 = host_image(LIBSCAN_U32, 2, 300, 200, 0);
+    for (size_t i = 0; i < 300 * 200 * 2; ++i) ((uint32_t *)in32.data)[i] = 0xffffffffu;
+    libscan_sat_image_t t64 = host_image(LIBSCAN_U64, 2, 300, 200, 0);
+    assert_int_equal(libscan_cpu_sat_build(&in32, &t64), LIBSCAN_SUCCESS);
+    const libscan_box_t all = {0, 0, 299, 199};
+    uint64_t s2[2];
+    assert_int_equal(libscan_cpu_sat_box_sums(&t64, &all, 1, s2), LIBSCAN_SUCCESS);
+    for (int c = 0; c < 2; ++c) assert_true(s2[c] == 60000ull * 0xffffffffu);
+    free(in.data);
+    free(t.data);
+    free(in32.data);
+    free(t64.data);
+}
+
+/* The wide filter's bound: values up to 2^40 - 1 behind a uint64 table, the
+ * largest radius (255.996: boxes of 511 and 513 pixels a side) -- box sums
+ * near 2^58, means at 2^40 - 1, the blend just below 2^64 -- give back the
+ * value exactly, weighted or not; u32 and u16 outputs clamp. And the blur's
+ * own worst case (blur.h): weights 1..4 times 37-bit samples. */
+static void cpu_wrap_bound_blur_wide(void **state) {
+    (void)state;
+    const size_t W = 600, H = 560;
+    const uint64_t top = (1ull << 40) - 1, one37 = (1ull << 37) - 1;
+    assert_true(263169ull <= libscan_sat_u64_max_exact_area(top));
+    assert_true(511ull * 511 <= libscan_sat_u64_max_exact_area(4 * one37));
+    libscan_sat_image_t in = host_image(LIBSCAN_U64, 1, W, H, 0), t = host_image(LIBSCAN_U64, 1, W, H, 0);
+    libscan_sat_image_t w8 = host_image(LIBSCAN_U8, 1, W, H, 0), wt = host_image(LIBSCAN_U32, 1, W, H, 0);
+    libscan_sat_image_t out = host_image(LIBSCAN_U64, 1, W, H, 0);
+    for (int weighted = 0; weighted <= 1; ++weighted) {
+        for (size_t i = 0; i < W * H; ++i) {
+            const unsigned w = 1 + (unsigned)(i % 4);
+            ((uint8_t *)w8.data)[i] = (uint8_t)w;
+            ((uint64_t *)in.data)[i] = weighted ? w * one37 : top;
+        }
+        assert_int_equal(libscan_cpu_sat_build(&in, &t), LIBSCAN_SUCCESS);
+        assert_int_equal(libscan_cpu_sat_build(&w8, &wt), LIBSCAN_SUCCESS);
+        assert_int_equal(libscan_cpu_sat_box_filter(&t, weighted ? &wt : NULL, NULL, 0, 0xffff, &out), LIBSCAN_SUCCESS);
+        const uint64_t want = weighted ? one37 : top;
+        for (size_t i = 0; i < W * H; ++i)
+            if (((uint64_t *)out.data)[i] != want)
+                TFAIL("wide filter at the bound (weighted %d): pixel %zu = %llu, want %llu", weighted, i,
+                      (unsigned long long)((uint64_t *)out.data)[i], (unsigned long long)want);
+    }
+    libscan_sat_image_t o32 = host_image(LIBSCAN_U32, 1, W, H, 0), o16 = host_image(LIBSCAN_U16, 1, W, H, 0);
+    assert_int_equal(libscan_cpu_sat_box_filter(&t, &wt, NULL, 0, 3 * 256, &o32), LIBSCAN_SUCCESS);
+    assert_int_equal(libscan_cpu_sat_box_filter(&t, &wt, NULL, 0, 3 * 256, &o16), LIBSCAN_SUCCESS);
+    for (size_t i = 0; i < W * H; ++i) {
+        assert_int_equal(((uint32_t *)o32.data)[i], 0xffffffffu);
+        assert_int_equal(((uint16_t *)o16.data)[i], 0xffffu);
+    }
+    free(in.data);
+    free(t.data);
+    free(w8.data);
+    free(wt.data);
+    free(out.data);
+    free(o32.data);
+    free(o16.data);
 }
 
 /* ---- the filter: reference by plain loops -------------------------------------------- */
@@ -359,6 +456,92 @@ static void cpu_filter_matches_reference(void **state) {
             }
 }
 
+/* The filtered value of pixel (x, y), channel c, exactly: the blend of the
+ * two boxes' weighted means as num / den (unsigned __int128, no rounding). */
+typedef unsigned __int128 u128;
+static void ref_filter_exact(const libscan_sat_image_t *in, const libscan_sat_image_t *w, size_t x, size_t y, int c,
+                             unsigned q8, u128 *num, u128 *den) {
+    u128 s[2] = {0, 0}, ws[2] = {1, 1};
+    const unsigned f = q8 & 255;
+    for (int k = 0; k < (f ? 2 : 1); ++k) {
+        const long R = (long)(q8 >> 8) + k;
+        const long x0 = (long)x - R < 0 ? 0 : (long)x - R, y0 = (long)y - R < 0 ? 0 : (long)y - R;
+        const long x1 = (long)x + R > (long)in->width - 1 ? (long)in->width - 1 : (long)x + R;
+        const long y1 = (long)y + R > (long)in->height - 1 ? (long)in->height - 1 : (long)y + R;
+        s[k] = 0;
+        ws[k] = 0;
+        for (long yy = y0; yy <= y1; ++yy)
+            for (long xx = x0; xx <= x1; ++xx) {
+                s[k] += get_u64(in, (size_t)xx, (size_t)yy, c);
+                ws[k] += w ? get_u64(w, (size_t)xx, (size_t)yy, 0) : 1u;
+            }
+    }
+    /* ((256 - f) * s0 / ws0 + f * s1 / ws1) / 256 */
+    *num = (u128)(256 - f) * s[0] * ws[1] + (u128)f * s[1] * ws[0];
+    *den = (u128)256 * ws[0] * ws[1];
+}
+
+/* The documented accuracy on an exact num / den: floor(value + 1/2), or one
+ * lower when the value lies within 2^-16 above a half-integer; clamped. */
+static void expect_filtered_exact(u128 num, u128 den, uint64_t got, uint64_t maxv, const char *what, size_t x, size_t y,
+                                  int c) {
+    const u128 fl = num / den, rem = num % den;
+    u128 want = fl + (2 * rem >= den ? 1 : 0);
+    const int near_half = 2 * rem >= den && rem * 131072 < den * (65536 + 2); /* frac in [1/2, 1/2 + 2^-16) */
+    if (want > maxv) want = maxv;
+    if ((u128)got == want || (near_half && want <= maxv && (u128)got + 1 == want)) return;
+    TFAIL("%s: pixel (%zu,%zu) channel %d = %llu, exact %llu + %.9f", what, x, y, c, (unsigned long long)got,
+          (unsigned long long)fl, (double)rem / (double)den);
+}
+
+/* Wide tables (u32 or u64 input -> u64 table) against the exact reference:
+ * 37-bit samples times weights 1..4 (the blur's widest), and 32-bit ones
+ * unweighted; u64, u32 and u16 outputs (the last two clamp). */
+static void cpu_filter_wide_matches_exact_reference(void **state) {
+    (void)state;
+    rng_t r;
+    rng_init(&r, "cpu_filter_wide", 0);
+    const size_t W = 37, H = 31;
+    const uint64_t one37 = (1ull << 37) - 1;
+    for (int ch = 1; ch <= 4; ++ch)
+        for (int mode = 0; mode < 4; ++mode) { /* 0 u64 weighted, 1 u64 plain, 2 u32 plain, 3 u64 weighted -> u16 */
+            const int weighted = mode == 0 || mode == 3;
+            const libscan_dtype_t it = mode == 2 ? LIBSCAN_U32 : LIBSCAN_U64;
+            const libscan_dtype_t ot = mode == 3 ? LIBSCAN_U16 : (mode == 2 ? LIBSCAN_U32 : LIBSCAN_U64);
+            libscan_sat_image_t wimg = host_image(LIBSCAN_U8, 1, W, H, 0);
+            fill_random(&wimg, &r, 3);
+            for (size_t i = 0; i < W * H; ++i) ((uint8_t *)wimg.data)[i] += 1; /* 1..4 */
+            libscan_sat_image_t img = host_image(it, ch, W, H, 0);
+            fill_random(&img, &r, mode == 2 ? 0xffffffffu : (mode == 3 ? 70000u : one37));
+            if (weighted)
+                for (size_t i = 0; i < W * H * (size_t)ch; ++i)
+                    ((uint64_t *)img.data)[i] *= ((uint8_t *)wimg.data)[i / (size_t)ch];
+            libscan_sat_image_t t = host_image(LIBSCAN_U64, ch, W, H, 0), wt = host_image(LIBSCAN_U32, 1, W, H, 0);
+            assert_int_equal(libscan_cpu_sat_build(&img, &t), LIBSCAN_SUCCESS);
+            assert_int_equal(libscan_cpu_sat_build(&wimg, &wt), LIBSCAN_SUCCESS);
+            uint16_t *radius = xmalloc(W * H * 2);
+            for (size_t i = 0; i < W * H; ++i) radius[i] = (uint16_t)rng_below(&r, 256 * (i % 5 == 0 ? 40 : 6));
+            libscan_sat_image_t out = host_image(ot, ch, W, H, 2 * libscan_dtype_size(ot));
+            assert_int_equal(libscan_cpu_sat_box_filter(&t, weighted ? &wt : NULL, radius, W * 2, 0, &out), LIBSCAN_SUCCESS);
+            const uint64_t maxv = ot == LIBSCAN_U16 ? 0xffffu : (ot == LIBSCAN_U32 ? 0xffffffffu : UINT64_MAX);
+            char what[64];
+            snprintf(what, sizeof what, "wide filter mode %d, %d ch", mode, ch);
+            for (size_t y = 0; y < H; ++y)
+                for (size_t x = 0; x < W; ++x)
+                    for (int c = 0; c < ch; ++c) {
+                        u128 num, den;
+                        ref_filter_exact(&img, weighted ? &wimg : NULL, x, y, c, radius[y * W + x], &num, &den);
+                        expect_filtered_exact(num, den, get_u64(&out, x, y, c), maxv, what, x, y, c);
+                    }
+            free(radius);
+            free(img.data);
+            free(wimg.data);
+            free(t.data);
+            free(wt.data);
+            free(out.data);
+        }
+}
+
 /* ---- CPU: argument checks ---------------------------------------------------------------- */
 
 static void cpu_status_strings_and_types(void **state) {
@@ -372,11 +555,12 @@ static void cpu_status_strings_and_types(void **state) {
     assert_int_equal(libscan_dtype_size(LIBSCAN_F32), 4);
     assert_int_equal(libscan_dtype_size(LIBSCAN_F64), 8);
     assert_int_equal(libscan_dtype_size((libscan_dtype_t)99), 0);
-    /* every dtype value and a few beyond: exactly the five documented pairs */
+    /* every dtype value and a few beyond: exactly the seven documented pairs */
     int supported = 0;
     for (int a = -1; a < 10; ++a)
         for (int b = -1; b < 10; ++b) supported += libscan_sat_pair_supported((libscan_dtype_t)a, (libscan_dtype_t)b);
-    assert_int_equal(supported, 5);
+    assert_int_equal(supported, 7);
+    assert_int_equal((int)NPAIRS, 7);
     for (size_t p = 0; p < NPAIRS; ++p) assert_true(libscan_sat_pair_supported(kPairs[p].in, kPairs[p].table));
 }
 
@@ -506,15 +690,22 @@ static void cpu_filter_and_sums_argument_errors(void **state) {
 
     /* filter */
     bad = t;
-    bad.dtype = LIBSCAN_U64;
+    bad.dtype = LIBSCAN_F64; /* tables are U32 or U64 */
     bad.pitch = 128;
     LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_box_filter(&bad, NULL, NULL, 0, 0, &f));
+    bad.dtype = LIBSCAN_I64;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_box_filter(&bad, NULL, NULL, 0, 0, &f));
     bad = f;
-    bad.dtype = LIBSCAN_U32;
+    bad.dtype = LIBSCAN_I32; /* outputs are U8, U16, U32 or U64 */
     bad.pitch = 64;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_box_filter(&t, NULL, NULL, 0, 0, &bad));
+    bad.dtype = LIBSCAN_F32;
     LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_box_filter(&t, NULL, NULL, 0, 0, &bad));
     bad = w;
     bad.dtype = LIBSCAN_F32;
+    LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_box_filter(&t, &bad, NULL, 0, 0, &f));
+    bad.dtype = LIBSCAN_U64; /* the weight table stays U32 */
+    bad.pitch = 64;
     LS_EXPECT(LIBSCAN_ERROR_INVALID_DTYPE, libscan_cpu_sat_box_filter(&t, &bad, NULL, 0, 0, &f));
     bad = w;
     bad.channels = 2;
@@ -599,7 +790,7 @@ static libscan_sat_opts_t temp_opts(void *temp, size_t bytes) {
 
 static void gpu_build_one(rng_t *r, pair_t p, int ch, size_t w, size_t h, size_t pad, int caller_temp) {
     libscan_sat_image_t in = host_image(p.in, ch, w, h, pad * libscan_dtype_size(p.in));
-    fill_random(&in, r, p.in == LIBSCAN_U8 ? 255u : 65535u);
+    fill_random(&in, r, input_max(p.in));
     libscan_sat_image_t t = host_image(p.table, ch, w, h, pad * 8);
     libscan_sat_image_t din = to_device(&in), dt = device_like(&t);
     size_t tb = 0;
@@ -671,7 +862,7 @@ static void gpu_box_sums_match_direct_sums(void **state) {
     for (size_t p = 0; p < NPAIRS; ++p)
         for (int ch = 1; ch <= 4; ++ch) {
             libscan_sat_image_t in = host_image(kPairs[p].in, ch, 150, 70, 0);
-            fill_random(&in, &r, kPairs[p].in == LIBSCAN_U8 ? 255u : 65535u);
+            fill_random(&in, &r, input_max(kPairs[p].in));
             libscan_sat_image_t t = host_image(kPairs[p].table, ch, 150, 70, 0);
             libscan_sat_image_t din = to_device(&in), dt = device_like(&t);
             assert_int_equal(libscan_sat_build(&din, &dt, NULL, 0), LIBSCAN_SUCCESS);
@@ -757,24 +948,29 @@ static void gpu_filter_matches_cpu(void **state) {
     rng_t r;
     rng_init(&r, "gpu_filter", 0);
     const size_t sizes[][2] = {{1, 1}, {1, 37}, {45, 1}, {131, 77}, {640, 360}};
+    /* table u32 from u16 values up to 16380 (the blur's 12-bit samples
+     * times 4); wide: u64 from u64 values up to 2^39 (its 37-bit ones) */
+    const libscan_dtype_t outs[2][2] = {{LIBSCAN_U8, LIBSCAN_U16}, {LIBSCAN_U32, LIBSCAN_U64}};
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
         for (int ch = 1; ch <= 4; ++ch)
+            for (int wide = 0; wide <= 1; ++wide)
             for (int weighted = 0; weighted <= 1; ++weighted) {
                 const size_t W = sizes[si][0], H = sizes[si][1];
                 if (!test_size_allowed(W * H * (size_t)ch)) continue;
-                libscan_sat_image_t img = host_image(LIBSCAN_U16, ch, W, H, 0);
-                fill_random(&img, &r, 16380);
+                libscan_sat_image_t img = host_image(wide ? LIBSCAN_U64 : LIBSCAN_U16, ch, W, H, 0);
+                fill_random(&img, &r, wide ? 1ull << 39 : 16380);
                 libscan_sat_image_t wimg = host_image(LIBSCAN_U8, 1, W, H, 0);
                 fill_random(&wimg, &r, 3);
                 for (size_t i = 0; i < W * H; ++i) ((uint8_t *)wimg.data)[i] += 1;
-                libscan_sat_image_t t = host_image(LIBSCAN_U32, ch, W, H, 0), wt = host_image(LIBSCAN_U32, 1, W, H, 0);
+                libscan_sat_image_t t = host_image(wide ? LIBSCAN_U64 : LIBSCAN_U32, ch, W, H, 0),
+                                    wt = host_image(LIBSCAN_U32, 1, W, H, 0);
                 assert_int_equal(libscan_cpu_sat_build(&img, &t), LIBSCAN_SUCCESS);
                 assert_int_equal(libscan_cpu_sat_build(&wimg, &wt), LIBSCAN_SUCCESS);
                 uint16_t *radius = xmalloc(W * H * 2);
                 for (size_t i = 0; i < W * H; ++i) radius[i] = (uint16_t)rng_below(&r, 256 * 40);
                 for (int ot = 0; ot < 2; ++ot) {
-                    libscan_sat_image_t hc = host_image(ot ? LIBSCAN_U16 : LIBSCAN_U8, ch, W, H, 0);
-                    libscan_sat_image_t hg = host_image(ot ? LIBSCAN_U16 : LIBSCAN_U8, ch, W, H, 0);
+                    libscan_sat_image_t hc = host_image(outs[wide][ot], ch, W, H, 0);
+                    libscan_sat_image_t hg = host_image(outs[wide][ot], ch, W, H, 0);
                     assert_int_equal(libscan_cpu_sat_box_filter(&t, weighted ? &wt : NULL, radius, W * 2, 0, &hc), LIBSCAN_SUCCESS);
                     libscan_sat_image_t dt = to_device(&t), dwt = to_device(&wt), dout = device_like(&hg);
                     uint16_t *dr;
@@ -783,8 +979,8 @@ static void gpu_filter_matches_cpu(void **state) {
                     assert_int_equal(libscan_sat_box_filter(&dt, weighted ? &dwt : NULL, dr, W * 2, 0, &dout, 0), LIBSCAN_SUCCESS);
                     to_host(&hg, &dout);
                     if (memcmp(hc.data, hg.data, hc.pitch * H))
-                        TFAIL("GPU filter differs from the CPU path (%zux%zu, %d ch, weighted %d, out %d)", W, H, ch,
-                              weighted, ot);
+                        TFAIL("GPU filter differs from the CPU path (%zux%zu, %d ch, wide %d, weighted %d, out %d)", W, H,
+                              ch, wide, weighted, ot);
                     /* uniform radius */
                     assert_int_equal(libscan_cpu_sat_box_filter(&t, NULL, NULL, 0, 5 * 256 + 128, &hc), LIBSCAN_SUCCESS);
                     assert_int_equal(libscan_sat_box_filter(&dt, NULL, NULL, 0, 5 * 256 + 128, &dout, 0), LIBSCAN_SUCCESS);
@@ -995,7 +1191,7 @@ static void gpu_opts_null_matches_caller_temp(void **state) {
             for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
                 const size_t w = shapes[si][0], h = shapes[si][1];
                 libscan_sat_image_t in = host_image(kPairs[p].in, ch, w, h, 0);
-                fill_random(&in, &r, kPairs[p].in == LIBSCAN_U8 ? 255u : 65535u);
+                fill_random(&in, &r, input_max(kPairs[p].in));
                 libscan_sat_image_t t = host_image(kPairs[p].table, ch, w, h, 8 * 3);
                 libscan_sat_image_t din = to_device(&in), dt[4];
                 for (int k = 0; k < 4; ++k) dt[k] = device_like(&t);
@@ -1049,6 +1245,129 @@ static void gpu_opts_null_matches_caller_temp(void **state) {
     CUDA_CHECK(cudaStreamDestroy(s));
 }
 
+/* ---- CPU: the threaded path (LIBSCAN_CPU_THREADS forced) -------------------------- */
+
+/* Forces the CPU path's thread count (0: back to automatic). */
+static void set_threads(unsigned t) {
+    if (t == 0) {
+        unsetenv("LIBSCAN_CPU_THREADS");
+        return;
+    }
+    char v[16];
+    snprintf(v, sizeof v, "%u", t);
+    setenv("LIBSCAN_CPU_THREADS", v, 1);
+}
+
+static const unsigned kThreads[] = {1, 2, 3, 7};
+#define NTHREADS (sizeof kThreads / sizeof kThreads[0])
+
+/* Odd shapes: single rows and columns, primes, fewer rows or column lines
+ * than threads, a row pad that moves every row off the cache lines. */
+static const shape_t kThreadShapes[] = {{1, 1, 0}, {1, 97, 0}, {97, 1, 0}, {2, 3, 8}, {131, 67, 0}, {257, 13, 24}, {61, 263, 8}};
+#define NTHREADSHAPES (sizeof kThreadShapes / sizeof kThreadShapes[0])
+
+/* Every supported pair and channel count: the table with 1, 2, 3 and 7
+ * threads, each against the reference (integers exactly, floats within the
+ * rounding bound) and byte for byte against the one-thread table, padding
+ * included (the poison there must survive every split). */
+static void cpu_build_threads_bitwise_equal(void **state) {
+    (void)state;
+    rng_t r;
+    rng_init(&r, "cpu_build_threads", 0);
+    for (size_t p = 0; p < NPAIRS; ++p)
+        for (int ch = 1; ch <= 4; ++ch)
+            for (size_t s = 0; s < NTHREADSHAPES; ++s) {
+                const shape_t sh = kThreadShapes[s];
+                libscan_sat_image_t in = host_image(kPairs[p].in, ch, sh.w, sh.h, sh.pad * libscan_dtype_size(kPairs[p].in));
+                fill_random(&in, &r, input_max(kPairs[p].in));
+                ref_t ref = ref_table(&in);
+                libscan_sat_image_t one = host_image(kPairs[p].table, ch, sh.w, sh.h, sh.pad * 8);
+                for (size_t k = 0; k < NTHREADS; ++k) {
+                    libscan_sat_image_t t = host_image(kPairs[p].table, ch, sh.w, sh.h, sh.pad * 8);
+                    set_threads(kThreads[k]);
+                    assert_int_equal(libscan_cpu_sat_build(&in, &t), LIBSCAN_SUCCESS);
+                    char what[128];
+                    snprintf(what, sizeof what, "cpu pair %zu, %d ch, %zux%zu, %u threads", p, ch, sh.w, sh.h, kThreads[k]);
+                    expect_table(&t, &ref, what);
+                    if (k == 0) memcpy(one.data, t.data, t.pitch * t.height);
+                    else if (memcmp(one.data, t.data, t.pitch * t.height) != 0) TFAIL("%s: differs from 1 thread", what);
+                    free(t.data);
+                }
+                set_threads(0);
+                ref_free(&ref);
+                free(in.data);
+                free(one.data);
+            }
+}
+
+/* The filter on 1, 2, 3 and 7 threads: u32 and u64 (wide) tables, plain and
+ * weighted, a radius map and a uniform radius, 8- and 16-bit outputs, every
+ * channel count; each output byte for byte equal to the one-thread output
+ * (padding included), and the one-thread output against the plain-loop
+ * reference. */
+static void cpu_filter_threads_bitwise_equal(void **state) {
+    (void)state;
+    rng_t r;
+    rng_init(&r, "cpu_filter_threads", 0);
+    static const shape_t shapes[] = {{1, 1, 0}, {1, 37, 0}, {41, 1, 0}, {43, 29, 4}, {5, 71, 2}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (int ch = 1; ch <= 4; ++ch)
+            for (int mode = 0; mode < 4; ++mode) { /* bit 0: weighted; bit 1: u64 table */
+                const size_t W = shapes[s].w, H = shapes[s].h;
+                const int weighted = mode & 1;
+                const libscan_dtype_t tdt = (mode & 2) ? LIBSCAN_U64 : LIBSCAN_U32;
+                const libscan_dtype_t ot = ch % 2 ? LIBSCAN_U8 : LIBSCAN_U16;
+                const uint64_t maxv = ot == LIBSCAN_U8 ? 255u : 16000u;
+                libscan_sat_image_t wimg = host_image(LIBSCAN_U8, 1, W, H, 0);
+                fill_random(&wimg, &r, 3);
+                for (size_t i = 0; i < W * H; ++i) ((uint8_t *)wimg.data)[i] += 1; /* 1..4 */
+                libscan_sat_image_t win = host_image(LIBSCAN_U16, ch, W, H, 0);
+                fill_random(&win, &r, maxv);
+                for (size_t y = 0; y < H; ++y)
+                    for (size_t x = 0; x < W; ++x)
+                        for (int c = 0; c < ch; ++c)
+                            ((uint16_t *)win.data)[(y * W + x) * (size_t)ch + (size_t)c] *=
+                                (uint16_t)(weighted ? get(&wimg, x, y, 0) : 1);
+                libscan_sat_image_t t = host_image(tdt, ch, W, H, 0), wt = host_image(LIBSCAN_U32, 1, W, H, 0);
+                set_threads(3); /* the tables' own threading is proven above */
+                assert_int_equal(libscan_cpu_sat_build(&win, &t), LIBSCAN_SUCCESS);
+                assert_int_equal(libscan_cpu_sat_build(&wimg, &wt), LIBSCAN_SUCCESS);
+                uint16_t *radius = xmalloc(W * H * 2);
+                for (size_t i = 0; i < W * H; ++i) radius[i] = (uint16_t)rng_below(&r, 256 * 9);
+                const int uniform = ch == 3;
+                const size_t pad = 3 * libscan_dtype_size(ot);
+                libscan_sat_image_t one = host_image(ot, ch, W, H, pad);
+                for (size_t k = 0; k < NTHREADS; ++k) {
+                    libscan_sat_image_t out = host_image(ot, ch, W, H, pad);
+                    set_threads(kThreads[k]);
+                    assert_int_equal(libscan_cpu_sat_box_filter(&t, weighted ? &wt : NULL, uniform ? NULL : radius,
+                                                                W * 2, (uint16_t)(5 * 256 + 19), &out),
+                                     LIBSCAN_SUCCESS);
+                    char what[128];
+                    snprintf(what, sizeof what, "cpu filter %zux%zu, %d ch, mode %d, %u threads", W, H, ch, mode,
+                             kThreads[k]);
+                    if (k == 0) memcpy(one.data, out.data, out.pitch * H);
+                    else if (memcmp(one.data, out.data, out.pitch * H) != 0) TFAIL("%s: differs from 1 thread", what);
+                    free(out.data);
+                }
+                set_threads(0);
+                for (size_t y = 0; y < H; ++y)
+                    for (size_t x = 0; x < W; ++x)
+                        for (int c = 0; c < ch; ++c) {
+                            const unsigned q8 = uniform ? 5 * 256 + 19 : radius[y * W + x];
+                            const double e = ref_filter(&win, weighted ? &wimg : NULL, x, y, c, q8);
+                            expect_filtered(e, get(&one, x, y, c), ot == LIBSCAN_U8 ? 255 : 65535,
+                                            "cpu filter, 1 thread", x, y, c);
+                        }
+                free(radius);
+                free(one.data);
+                free(wimg.data);
+                free(win.data);
+                free(t.data);
+                free(wt.data);
+            }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_status_strings_and_types),
@@ -1059,7 +1378,12 @@ int main(void) {
         cmocka_unit_test(cpu_box_sums_match_direct_sums),
         cmocka_unit_test(cpu_wrap_bound_u8),
         cmocka_unit_test(cpu_wrap_bound_blur),
+        cmocka_unit_test(cpu_wrap_bound_u64),
+        cmocka_unit_test(cpu_wrap_bound_blur_wide),
         cmocka_unit_test(cpu_filter_matches_reference),
+        cmocka_unit_test(cpu_filter_wide_matches_exact_reference),
+        cmocka_unit_test(cpu_build_threads_bitwise_equal),
+        cmocka_unit_test(cpu_filter_threads_bitwise_equal),
         cmocka_unit_test(gpu_build_matches_reference),
         cmocka_unit_test(gpu_build_4096),
         cmocka_unit_test(gpu_box_sums_match_direct_sums),

@@ -241,9 +241,18 @@ LIBSCAN_API libscan_status_t libscan_count_to_host(const size_t *d_num_selected,
 /*
  * libscan_cpu_*: the GPU functions above on host pointers, with the count
  * returned in *num_selected (host). Output buffers need room for `count`
- * outputs. opts: only `indices` is read. Synchronous, single thread, no
- * CUDA call. In place (out == in, values) is allowed as on the GPU. They
- * write exactly the bytes the GPU functions write for the same input.
+ * outputs. opts: only `indices` is read. Synchronous, no CUDA call. In
+ * place (out == in, values) is allowed as on the GPU. They write exactly the
+ * bytes the GPU functions write for the same input, and nothing past the
+ * outputs they count, whatever the number of threads.
+ *
+ * Threads: large inputs are split over threads as "CPU threads" in sort.h
+ * says (at most one per 2^16 elements; LIBSCAN_CPU_THREADS=N forces N).
+ * The input is read once, in blocks of 8192 elements: a thread decides a
+ * block into a staging area of its own (up to 2 x 8192 outputs, 128 KiB;
+ * without memory for it, a small area on its stack), then copies it to its
+ * place once the blocks before it have said how many they keep. They never
+ * fail for memory.
  *
  * Statuses: SUCCESS, NULL_POINTER (as on the GPU), INVALID_DTYPE, INVALID_OP
  * and INVALID_ARGUMENT (the predicate, as on the GPU), TOO_LARGE, and

@@ -24,15 +24,19 @@
  *             LIBSCAN_U8  -> LIBSCAN_U32   exact box sums, see "Wrap bound"
  *             LIBSCAN_U16 -> LIBSCAN_U32   exact box sums, see "Wrap bound"
  *             LIBSCAN_U16 -> LIBSCAN_U64   exact for every box of any image < 2^48 px
+ *             LIBSCAN_U32 -> LIBSCAN_U64   exact box sums, see "Wrap bound"
+ *             LIBSCAN_U64 -> LIBSCAN_U64   exact box sums, see "Wrap bound"
  *             LIBSCAN_F32 -> LIBSCAN_F32   fast, loses precision on large images
  *             LIBSCAN_F32 -> LIBSCAN_F64   the one to use for float input
  * Wrap bound Integer tables use modular (wrapping) unsigned arithmetic: the
- *           corner values of a large image wrap around 2^32, yet a box sum
- *           D - B - C + A computed modulo 2^32 is exact whenever the true box
- *           sum is below 2^32, i.e. when area * max_value < 2^32. For 8-bit
- *           input that is any box of at most 16,843,009 pixels (a 4104 x 4104
- *           box, radius 2051), on any image size;
- *           libscan_sat_u32_max_exact_area() gives the bound for other
+ *           corner values of a large image wrap around 2^32 (2^64 for a
+ *           uint64 table), yet a box sum D - B - C + A computed modulo 2^32
+ *           (2^64) is exact whenever the true box sum is below 2^32 (2^64),
+ *           i.e. when area * max_value < 2^32 (2^64). For 8-bit input and a
+ *           uint32 table that is any box of at most 16,843,009 pixels (a
+ *           4104 x 4104 box, radius 2051), on any image size;
+ *           libscan_sat_u32_max_exact_area() and
+ *           libscan_sat_u64_max_exact_area() give the bound for other
  *           maximum values. The filter below relies on it.
  * Floats    A float table accumulates corner sums as large as the whole
  *           image's sum, and a box sum is the difference of such values, so
@@ -121,6 +125,11 @@ LIBSCAN_API int libscan_sat_pair_supported(libscan_dtype_t in, libscan_dtype_t t
  * input value exceeds max_value: floor((2^32 - 1) / max_value)
  * (max_value 0 gives UINT64_MAX). E.g. 255 -> 16,843,009. */
 LIBSCAN_API uint64_t libscan_sat_u32_max_exact_area(uint32_t max_value);
+
+/* The same for a modular 64-bit table: floor((2^64 - 1) / max_value)
+ * (max_value 0 gives UINT64_MAX). E.g. 2^39 -> 2^25 - 1, far above the
+ * 513 x 513 = 263,169 pixels of the filter's largest box. */
+LIBSCAN_API uint64_t libscan_sat_u64_max_exact_area(uint64_t max_value);
 
 /* ---- building the table ---------------------------------------------------- */
 
@@ -215,7 +224,10 @@ LIBSCAN_API libscan_status_t libscan_sat_box_sums(const libscan_sat_image_t *tab
  *
  * table        a LIBSCAN_U32 table (from 8- or 16-bit input) in which every
  *              box the filter reads sums exactly: (2 * ceil(max radius) + 1)^2
- *              * max value < 2^32.
+ *              * max value < 2^32; or a LIBSCAN_U64 table (from 16-, 32- or
+ *              64-bit input) of an image whose values are all below 2^40:
+ *              then every box (at most 513 x 513 pixels) sums exactly below
+ *              2^59, every mean is below 2^40 and the blend below fits 64 bits.
  * wtable       NULL, or a one-channel LIBSCAN_U32 table of weights with the
  *              table's width and height (every weight >= 1, so no box has a
  *              zero weight sum).
@@ -223,11 +235,12 @@ LIBSCAN_API libscan_status_t libscan_sat_box_sums(const libscan_sat_image_t *tab
  *              with rows radius_pitch bytes apart (even, >= width * 2); or
  *              NULL: uniform_radius_q8 everywhere (radius_pitch is then
  *              ignored).
- * out          LIBSCAN_U8 or LIBSCAN_U16, the table's channels, width and
+ * out          LIBSCAN_U8, U16, U32 or U64, the table's channels, width and
  *              height; values above the type's maximum are clamped. Must not
  *              overlap the table, the weight table or the radii.
  * Returns SUCCESS, or: NULL_POINTER (table, out or a data pointer NULL),
- * INVALID_DTYPE (table or wtable not LIBSCAN_U32, out not U8/U16),
+ * INVALID_DTYPE (table not LIBSCAN_U32 or U64, wtable not LIBSCAN_U32, out
+ * not U8/U16/U32/U64),
  * INVALID_ARGUMENT (geometry, shapes, wtable->channels != 1, radius_pitch),
  * INVALID_POINTER, OVERLAP, CUDA. Asynchronous on `stream`. The output is
  * bitwise equal to libscan_cpu_sat_box_filter's for the same tables.

@@ -34,8 +34,9 @@
  *          nothing and written nothing.
  * Streams  The GPU calls enqueue their work on `stream` and never synchronise
  *          with the device; the results are ready when the stream reaches
- *          that point. The CPU calls (libscan_cpu_*) run synchronously on the
- *          calling thread and make no CUDA call.
+ *          that point. The CPU calls (libscan_cpu_*) are synchronous and make
+ *          no CUDA call: they return when the work is done, large inputs
+ *          split over threads (see "CPU threads").
  * Temp     As in libscan.h ("Temp", "The temp cache"): size caller temp with
  *          libscan_sort_temp_bytes(count, key, value_bytes, mode, &bytes) and
  *          pass it in opts->d_temp / opts->temp_bytes, or pass none and the
@@ -58,7 +59,26 @@
  *          count == 0.
  * Determinism A stable sort has exactly one result, so the output is a
  *          function of the input (and the options) alone: the same on every
- *          run, stream, temp and GPU, and equal to the CPU sort's.
+ *          run, stream, temp and GPU, and equal to the CPU sort's whatever
+ *          its number of threads.
+ *
+ * ---------------------------------------------------------------------------
+ * CPU threads (the libscan_cpu_* calls of this header and of compact.h)
+ * ---------------------------------------------------------------------------
+ * A CPU call splits a large input over threads it creates and joins before
+ * it returns; the calling thread takes a share, and nothing runs on after
+ * the call. How many threads: the CPUs the process may run on (its affinity
+ * mask; the online CPUs where that is unknown), but at most one per 2^16
+ * keys or elements (libscan_cpu_is_sorted: per 2^18 keys), so small inputs
+ * stay on the calling thread and create none. The environment variable
+ * LIBSCAN_CPU_THREADS=N (a decimal whole number >= 1, read at every call)
+ * sets the number instead, whatever the size (at most 256, and at most one
+ * per key); unset, empty or any other value means the choice above. The
+ * number of threads never changes a result, only the time. The threads
+ * start with every signal blocked (a program's handlers run on its own
+ * threads). CPU calls share no state: several may run at once from
+ * different threads. If the system refuses a thread, the call goes on with
+ * those it has.
  */
 #ifndef LIBSCAN_SORT_H
 #define LIBSCAN_SORT_H
@@ -211,8 +231,14 @@ LIBSCAN_API libscan_status_t libscan_argsort(const void *d_keys_in, void *d_keys
  * libscan_cpu_sort: sorts `count` keys in host memory in place (and their
  * values: value_bytes 0, 4 or 8; values NULL when 0), stably, in the order
  * of the top of this file; the result is the GPU sort's. opts as for the GPU
- * calls (d_temp and temp_bytes ignored; NULL: defaults). Takes a scratch copy
- * of the keys and values with malloc.
+ * calls (d_temp and temp_bytes ignored; NULL: defaults). Threads: see "CPU
+ * threads" above.
+ *
+ * Memory: one scratch buffer of the input's size, count * (key bytes +
+ * value_bytes), from malloc (from 2 MiB on aligned to 2 MiB and advised to
+ * use transparent huge pages), plus 40 KiB a thread of counters and
+ * write-combining lines; all freed before the call returns. keys and values
+ * may have any alignment (arrays aligned to their element size are faster).
  *
  * Returns SUCCESS, or: NULL_POINTER (keys NULL, or values NULL with
  * value_bytes 4 or 8, with count > 0), INVALID_DTYPE, INVALID_ARGUMENT
@@ -225,9 +251,11 @@ LIBSCAN_API libscan_status_t libscan_cpu_sort(void *keys, void *values, size_t c
 /*
  * libscan_cpu_argsort: indices[i] (index_bytes 4 or 8) = the input position
  * of the i-th key in stable sorted order; the keys are sorted in place as
- * well. Returns the statuses of libscan_cpu_sort(); NULL_POINTER for indices
- * NULL with count > 0, INVALID_ARGUMENT also for index_bytes not 4 or 8, or 4
- * with count > 2^32.
+ * well. Threads and memory as libscan_cpu_sort() with value_bytes =
+ * index_bytes (indices is only written, never read). Returns the statuses
+ * of libscan_cpu_sort() (on OUT_OF_MEMORY keys and indices are untouched);
+ * NULL_POINTER for indices NULL with count > 0, INVALID_ARGUMENT also for
+ * index_bytes not 4 or 8, or 4 with count > 2^32.
  */
 LIBSCAN_API libscan_status_t libscan_cpu_argsort(void *keys, void *indices, size_t count, libscan_dtype_t key,
                                                  size_t index_bytes, const libscan_sort_opts_t *opts);
@@ -236,9 +264,10 @@ LIBSCAN_API libscan_status_t libscan_cpu_argsort(void *keys, void *indices, size
  * libscan_cpu_is_sorted: *first_bad = count when keys[0..count) are in the
  * order opts describes (non-decreasing, or non-increasing when descending,
  * over the bit range), else the smallest i with keys[i] out of order with
- * keys[i-1]. Host memory, read only. Returns SUCCESS, or: NULL_POINTER
- * (first_bad NULL, or keys NULL with count > 0), INVALID_DTYPE,
- * INVALID_ARGUMENT (bit range).
+ * keys[i-1]. Host memory, read only; threads as above (each checks one
+ * part, and stops once an earlier part has an answer), no allocation.
+ * Returns SUCCESS, or: NULL_POINTER (first_bad NULL, or keys NULL with
+ * count > 0), INVALID_DTYPE, INVALID_ARGUMENT (bit range).
  */
 LIBSCAN_API libscan_status_t libscan_cpu_is_sorted(const void *keys, size_t count, libscan_dtype_t key,
                                                    const libscan_sort_opts_t *opts, size_t *first_bad);
@@ -249,7 +278,10 @@ LIBSCAN_API libscan_status_t libscan_cpu_is_sorted(const void *keys, size_t coun
  * matching values, compacting both in place; *kept = the number kept. Keys
  * are equal when their mapped bits are equal over the bit range (so -0.0 and
  * +0.0 differ; NaNs with the same bits are equal); the direction does not
- * matter. Returns SUCCESS, or: NULL_POINTER (kept NULL; keys, or values with
+ * matter. Threads as above, with the compaction of compact.h's CPU calls
+ * (each thread stages its output in up to 128 KiB of its own, or, without
+ * memory, in a small area on its stack: the call never fails for memory).
+ * Returns SUCCESS, or: NULL_POINTER (kept NULL; keys, or values with
  * value_bytes 4 or 8, NULL with count > 0), INVALID_DTYPE, INVALID_ARGUMENT
  * (value_bytes; values given with value_bytes 0; bit range).
  */

@@ -10,13 +10,19 @@
 
 int libscan_sat_pair_supported(libscan_dtype_t in, libscan_dtype_t table) {
     return (in == LIBSCAN_U8 && table == LIBSCAN_U32) || (in == LIBSCAN_U16 && table == LIBSCAN_U32) ||
-           (in == LIBSCAN_U16 && table == LIBSCAN_U64) || (in == LIBSCAN_F32 && table == LIBSCAN_F32) ||
+           (in == LIBSCAN_U16 && table == LIBSCAN_U64) || (in == LIBSCAN_U32 && table == LIBSCAN_U64) ||
+           (in == LIBSCAN_U64 && table == LIBSCAN_U64) || (in == LIBSCAN_F32 && table == LIBSCAN_F32) ||
            (in == LIBSCAN_F32 && table == LIBSCAN_F64);
 }
 
 uint64_t libscan_sat_u32_max_exact_area(uint32_t max_value) {
     if (max_value == 0) return UINT64_MAX;
     return (uint64_t)UINT32_MAX / max_value;
+}
+
+uint64_t libscan_sat_u64_max_exact_area(uint64_t max_value) {
+    if (max_value == 0) return UINT64_MAX;
+    return UINT64_MAX / max_value;
 }
 
 static size_t row_bytes(const libscan_sat_image_t *img) {
@@ -67,8 +73,9 @@ libscan_status_t libscan__sat_check_filter(const libscan_sat_image_t *table, con
     if (st != LIBSCAN_SUCCESS) return st;
     if ((st = libscan__sat_check_image(out)) != LIBSCAN_SUCCESS) return st;
     if (wtable && (st = libscan__sat_check_image(wtable)) != LIBSCAN_SUCCESS) return st;
-    if (table->dtype != LIBSCAN_U32) return LIBSCAN_ERROR_INVALID_DTYPE;
-    if (out->dtype != LIBSCAN_U8 && out->dtype != LIBSCAN_U16) return LIBSCAN_ERROR_INVALID_DTYPE;
+    if (table->dtype != LIBSCAN_U32 && table->dtype != LIBSCAN_U64) return LIBSCAN_ERROR_INVALID_DTYPE;
+    if (out->dtype != LIBSCAN_U8 && out->dtype != LIBSCAN_U16 && out->dtype != LIBSCAN_U32 && out->dtype != LIBSCAN_U64)
+        return LIBSCAN_ERROR_INVALID_DTYPE;
     if (wtable && wtable->dtype != LIBSCAN_U32) return LIBSCAN_ERROR_INVALID_DTYPE;
     if (!same_shape(table, out)) return LIBSCAN_ERROR_INVALID_ARGUMENT;
     if (wtable && (wtable->channels != 1 || wtable->width != table->width || wtable->height != table->height))

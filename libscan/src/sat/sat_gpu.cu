@@ -49,6 +49,9 @@ cudaError_t build_launch(void *ctx, void *temp_ptr, size_t, cudaStream_t stream)
     case LIBSCAN_U8 * 8 + LIBSCAN_U32: return build_channels<uint8_t, uint32_t>(in, out, temp, stream);
     case LIBSCAN_U16 * 8 + LIBSCAN_U32: return build_channels<uint16_t, uint32_t>(in, out, temp, stream);
     case LIBSCAN_U16 * 8 + LIBSCAN_U64: return build_channels<uint16_t, unsigned long long>(in, out, temp, stream);
+    case LIBSCAN_U32 * 8 + LIBSCAN_U64: return build_channels<uint32_t, unsigned long long>(in, out, temp, stream);
+    case LIBSCAN_U64 * 8 + LIBSCAN_U64:
+        return build_channels<unsigned long long, unsigned long long>(in, out, temp, stream);
     case LIBSCAN_F32 * 8 + LIBSCAN_F32: return build_channels<float, float>(in, out, temp, stream);
     case LIBSCAN_F32 * 8 + LIBSCAN_F64: return build_channels<float, double>(in, out, temp, stream);
     }
@@ -60,27 +63,22 @@ void add_image(libscan__call_t *c, const libscan_sat_image_t *img, int writes) {
     libscan__call_buf(c, img->data, libscan__sat_image_span(img), es, writes, -1);
 }
 
-// One thread per column, looping down the rows. C is a template parameter so
-// the per-channel loops of filter_math.h unroll and the corners of a
-// 4-channel table load as vectors.
-template <int C>
+// One thread per column, looping down the rows. C and Wide (a uint64 table)
+// are template parameters so the per-channel loops of filter_math.h unroll,
+// the corners of a 4-channel table load as vectors and a uint32 table's
+// kernel carries no 64-bit box arithmetic.
+template <int C, bool Wide>
 __global__ void filter_kernel(const unsigned char *__restrict__ t, size_t pitch, const unsigned char *__restrict__ wt,
                               size_t wpitch, size_t width, size_t height, const unsigned char *__restrict__ radius,
                               size_t rpitch, unsigned uniform_q8, unsigned char *__restrict__ out, size_t opitch,
-                              int out16) {
+                              int out_bytes) {
     const size_t x = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (x >= width) return;
     for (size_t y = (size_t)blockIdx.y * blockDim.y + threadIdx.y; y < height; y += (size_t)gridDim.y * blockDim.y) {
         const unsigned r = radius ? __ldg(reinterpret_cast<const uint16_t *>(radius + y * rpitch) + x) : uniform_q8;
-        uint32_t v[4];
-        libscan__sat_filter_pixel(t, pitch, C, wt, wpitch, width, height, x, y, r, v);
-        if (out16) {
-            uint16_t *o = reinterpret_cast<uint16_t *>(out + y * opitch) + x * C;
-            for (int c = 0; c < C; ++c) o[c] = (uint16_t)(v[c] > 65535u ? 65535u : v[c]);
-        } else {
-            uint8_t *o = reinterpret_cast<uint8_t *>(out + y * opitch) + x * C;
-            for (int c = 0; c < C; ++c) o[c] = (uint8_t)(v[c] > 255u ? 255u : v[c]);
-        }
+        uint64_t v[4];
+        libscan__sat_filter_pixel(t, pitch, C, Wide, wt, wpitch, width, height, x, y, r, v);
+        for (int c = 0; c < C; ++c) libscan__sat_store(out + y * opitch, x * C + c, out_bytes, v[c]);
     }
 }
 
@@ -162,16 +160,21 @@ cudaError_t filter_launch(void *ctx, void *, size_t, cudaStream_t stream) {
     const unsigned char *r = reinterpret_cast<const unsigned char *>(c->radius);
     unsigned char *o = static_cast<unsigned char *>(out->data);
     const size_t wp = wtable ? wtable->pitch : 0, W = table->width, H = table->height;
-    const int o16 = out->dtype == LIBSCAN_U16;
+    const int ob = (int)libscan_dtype_size(out->dtype);
     auto launch = [&](auto kernel) {
         kernel<<<grid, block, 0, stream>>>(t, table->pitch, wt, wp, W, H, r, c->radius_pitch, c->uniform_q8, o,
-                                           out->pitch, o16);
+                                           out->pitch, ob);
     };
-    switch (table->channels) {
-    case 1: launch(filter_kernel<1>); break;
-    case 2: launch(filter_kernel<2>); break;
-    case 3: launch(filter_kernel<3>); break;
-    case 4: launch(filter_kernel<4>); break;
+    const bool wide = table->dtype == LIBSCAN_U64;
+    switch (table->channels * 2 + (wide ? 1 : 0)) {
+    case 2: launch(filter_kernel<1, false>); break;
+    case 3: launch(filter_kernel<1, true>); break;
+    case 4: launch(filter_kernel<2, false>); break;
+    case 5: launch(filter_kernel<2, true>); break;
+    case 6: launch(filter_kernel<3, false>); break;
+    case 7: launch(filter_kernel<3, true>); break;
+    case 8: launch(filter_kernel<4, false>); break;
+    case 9: launch(filter_kernel<4, true>); break;
     default: return cudaErrorInvalidValue; // refused before
     }
     return cudaGetLastError();

@@ -1,60 +1,42 @@
-/* sort_cpu.c -- the CPU path of sort.h (libscan_cpu_*): an LSD radix sort with
- * 8-bit digits over the same order-preserving key map as the GPU sort, in
- * host memory. Each pass counts digits, turns the counts into starts and
- * scatters keys (and values) stably into a scratch copy; a pass whose keys
- * all share one digit is skipped. */
+/* sort_cpu.c -- the CPU path of sort.h (libscan_cpu_*): argument checks,
+ * the key map, and the calls on the CPU's threads: the radix sort
+ * (sort_cpu_radix.c), a split is-sorted scan, and unique through the stable
+ * compaction of core/cpu_compact.h. */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/cpu_compact.h"
+#include "core/cpu_threads.h"
+#include "sort_cpu_internal.h"
 #include "sort_internal.h"
 
-/* The raw bits of key i, zero-extended. */
-static inline uint64_t load_bits(const unsigned char *p, size_t i, size_t ks) {
-    switch (ks) {
-    case 1: return p[i];
-    case 2: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p + 8 * i, 8); return v; }
-    }
-}
+/* is_sorted reads a key and compares: a thread pays for its start only on
+ * a few hundred thousand keys. */
+#define IS_SORTED_GRAIN ((size_t)1 << 18)
+/* How often an is_sorted thread looks whether an earlier chunk already
+ * failed (then nothing it finds can be the first). */
+#define IS_SORTED_POLL ((size_t)1 << 14)
 
-/* The map of sort.h's "Order" section, then the direction and the bit
- * range: the result compares as the sort orders. */
-typedef struct mapper {
-    size_t ks;
-    uint64_t sign, xor_all, xor_neg, width_mask;
-    unsigned begin, end;
-} mapper_t;
-
-static mapper_t make_mapper(libscan_dtype_t key, int descending, unsigned begin, unsigned end) {
-    mapper_t m;
+libscan__key_map_t libscan__key_map(libscan_dtype_t key, int descending, unsigned begin, unsigned end) {
+    libscan__key_map_t m;
     m.ks = libscan__sort_key_bytes(key);
     const unsigned width = (unsigned)m.ks * 8u;
-    m.width_mask = width == 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1);
-    m.sign = (uint64_t)1 << (width - 1);
+    const uint64_t width_mask = width == 64 ? ~(uint64_t)0 : (((uint64_t)1 << width) - 1);
+    const uint64_t sign = (uint64_t)1 << (width - 1);
+    m.top = width - 1;
     m.xor_all = 0;
     m.xor_neg = 0;
-    if (key == LIBSCAN_I32 || key == LIBSCAN_I64) m.xor_all = m.sign;
+    if (key == LIBSCAN_I32 || key == LIBSCAN_I64) m.xor_all = sign;
     if (key == LIBSCAN_F32 || key == LIBSCAN_F64) {
-        m.xor_all = m.sign;
-        m.xor_neg = m.width_mask & ~m.sign;
+        m.xor_all = sign;
+        m.xor_neg = width_mask & ~sign;
     }
-    if (descending) m.xor_all ^= m.width_mask;
+    if (descending) m.xor_all ^= width_mask;
     m.begin = begin;
     m.end = end ? end : width;
     return m;
-}
-
-static inline uint64_t map_bits(const mapper_t *m, uint64_t x) {
-    return x ^ m->xor_all ^ ((x & m->sign) ? m->xor_neg : 0);
-}
-
-/* Mapped key restricted to [begin, end), shifted down. */
-static inline uint64_t ranged(const mapper_t *m, uint64_t mapped) {
-    const unsigned bits = m->end - m->begin;
-    if (bits == 0) return 0;
-    uint64_t v = mapped >> m->begin;
-    return bits >= 64 ? v : (v & (((uint64_t)1 << bits) - 1));
 }
 
 static libscan_status_t check(libscan_dtype_t key, size_t value_bytes, const libscan_sort_opts_t *opts) {
@@ -75,49 +57,8 @@ libscan_status_t libscan_cpu_sort(void *keys, void *values, size_t count, libsca
     if (count > LIBSCAN_MAX_COUNT) return LIBSCAN_ERROR_TOO_LARGE;
     if (count > 0 && (!keys || (value_bytes && !values))) return LIBSCAN_ERROR_NULL_POINTER;
     if (count <= 1) return LIBSCAN_SUCCESS;
-
-    const mapper_t m = make_mapper(key, opts->descending, opts->begin_bit, opts->end_bit);
-    const size_t ks = m.ks, vb = value_bytes;
-    unsigned char *k_tmp = malloc(count * ks);
-    unsigned char *v_tmp = vb ? malloc(count * vb) : NULL;
-    size_t *starts = malloc(256 * sizeof(size_t));
-    if (!k_tmp || (vb && !v_tmp) || !starts) {
-        free(k_tmp);
-        free(v_tmp);
-        free(starts);
-        return LIBSCAN_ERROR_OUT_OF_MEMORY;
-    }
-    unsigned char *k_src = keys, *k_dst = k_tmp, *v_src = values, *v_dst = v_tmp;
-    for (unsigned shift = m.begin; shift < m.end; shift += 8) {
-        const unsigned bits = m.end - shift < 8 ? m.end - shift : 8;
-        const uint64_t mask = ((uint64_t)1 << bits) - 1;
-        memset(starts, 0, 256 * sizeof(size_t));
-        for (size_t i = 0; i < count; ++i) starts[(map_bits(&m, load_bits(k_src, i, ks)) >> shift) & mask]++;
-        int trivial = 0;
-        size_t run = 0;
-        for (int d = 0; d < 256; ++d) {
-            if (starts[d] == count) trivial = 1;
-            size_t c = starts[d];
-            starts[d] = run;
-            run += c;
-        }
-        if (trivial) continue; /* every key has the same digit: order unchanged */
-        for (size_t i = 0; i < count; ++i) {
-            const size_t at = starts[(map_bits(&m, load_bits(k_src, i, ks)) >> shift) & mask]++;
-            memcpy(k_dst + at * ks, k_src + i * ks, ks);
-            if (vb) memcpy(v_dst + at * vb, v_src + i * vb, vb);
-        }
-        unsigned char *t = k_src; k_src = k_dst; k_dst = t;
-        t = v_src; v_src = v_dst; v_dst = t;
-    }
-    if (k_src != keys) {
-        memcpy(keys, k_src, count * ks);
-        if (vb) memcpy(values, v_src, count * vb);
-    }
-    free(k_tmp);
-    free(v_tmp);
-    free(starts);
-    return LIBSCAN_SUCCESS;
+    const libscan__key_map_t m = libscan__key_map(key, opts->descending, opts->begin_bit, opts->end_bit);
+    return libscan__cpu_radix_sort(keys, values, count, &m, value_bytes, 0);
 }
 
 libscan_status_t libscan_cpu_argsort(void *keys, void *indices, size_t count, libscan_dtype_t key,
@@ -129,11 +70,48 @@ libscan_status_t libscan_cpu_argsort(void *keys, void *indices, size_t count, li
     if (index_bytes == 4 && count > ((size_t)1 << 32)) return LIBSCAN_ERROR_INVALID_ARGUMENT;
     if (count > 0 && (!keys || !indices)) return LIBSCAN_ERROR_NULL_POINTER;
     if (count > LIBSCAN_MAX_COUNT) return LIBSCAN_ERROR_TOO_LARGE;
-    for (size_t i = 0; i < count; ++i) {
-        if (index_bytes == 4) ((uint32_t *)indices)[i] = (uint32_t)i;
-        else ((uint64_t *)indices)[i] = (uint64_t)i;
+    if (count == 0) return LIBSCAN_SUCCESS;
+    if (count == 1) {
+        memset(indices, 0, index_bytes);
+        return LIBSCAN_SUCCESS;
     }
-    return libscan_cpu_sort(keys, indices, count, key, index_bytes, opts);
+    const libscan__key_map_t m = libscan__key_map(key, opts->descending, opts->begin_bit, opts->end_bit);
+    /* The indices are written by the sort's first pass, not filled first. */
+    return libscan__cpu_radix_sort(keys, indices, count, &m, index_bytes, 1);
+}
+
+/* ---- is_sorted ------------------------------------------------------------ */
+
+typedef struct sorted_job {
+    const unsigned char *keys;
+    size_t count;
+    libscan__key_map_t m;
+    atomic_uint first_failed; /* the lowest thread that found a bad key so far */
+    size_t found[LIBSCAN__CPU_MAX_THREADS];
+} sorted_job_t;
+
+static void sorted_thread(void *ctx, libscan__team_t *team, unsigned t) {
+    sorted_job_t *j = ctx;
+    size_t b, e;
+    libscan__split(j->count, libscan__team_size(team), t, &b, &e);
+    j->found[t] = j->count;
+    if (b == 0) b = 1; /* key 0 has no predecessor */
+    if (b >= e) return;
+    uint64_t prev = libscan__ranged(&j->m, libscan__map_bits(&j->m, libscan__load_key(j->keys, b - 1, j->m.ks)));
+    for (size_t i = b; i < e; ++i) {
+        if ((i - b) % IS_SORTED_POLL == 0 && atomic_load_explicit(&j->first_failed, memory_order_relaxed) < t)
+            return; /* an earlier chunk holds the answer */
+        const uint64_t cur = libscan__ranged(&j->m, libscan__map_bits(&j->m, libscan__load_key(j->keys, i, j->m.ks)));
+        if (cur < prev) {
+            j->found[t] = i;
+            unsigned seen = atomic_load_explicit(&j->first_failed, memory_order_relaxed);
+            while (t < seen && !atomic_compare_exchange_weak_explicit(&j->first_failed, &seen, t,
+                                                                      memory_order_relaxed, memory_order_relaxed)) {
+            }
+            return;
+        }
+        prev = cur;
+    }
 }
 
 libscan_status_t libscan_cpu_is_sorted(const void *keys, size_t count, libscan_dtype_t key,
@@ -142,18 +120,62 @@ libscan_status_t libscan_cpu_is_sorted(const void *keys, size_t count, libscan_d
     libscan_status_t st = check(key, 0, opts);
     if (st != LIBSCAN_SUCCESS) return st;
     if (!first_bad || (count > 0 && !keys)) return LIBSCAN_ERROR_NULL_POINTER;
-    const mapper_t m = make_mapper(key, opts->descending, opts->begin_bit, opts->end_bit);
-    uint64_t prev = 0;
-    for (size_t i = 0; i < count; ++i) {
-        const uint64_t cur = ranged(&m, map_bits(&m, load_bits(keys, i, m.ks)));
-        if (i > 0 && cur < prev) {
-            *first_bad = i;
-            return LIBSCAN_SUCCESS;
-        }
-        prev = cur;
-    }
-    *first_bad = count;
+    sorted_job_t job, *j = &job;
+    j->keys = keys;
+    j->count = count;
+    j->m = libscan__key_map(key, opts->descending, opts->begin_bit, opts->end_bit);
+    atomic_init(&j->first_failed, LIBSCAN__CPU_MAX_THREADS);
+    const unsigned ran = libscan__team_run(libscan__cpu_threads(count, IS_SORTED_GRAIN), sorted_thread, j);
+    /* Chunks are in input order, so the first chunk with a bad key has the
+     * smallest one; a chunk that stopped early did so behind that one. */
+    size_t bad = count;
+    for (unsigned t = 0; t < ran && bad == count; ++t) bad = j->found[t];
+    *first_bad = bad;
     return LIBSCAN_SUCCESS;
+}
+
+/* ---- sort_unique ---------------------------------------------------------- */
+
+typedef struct unique_job {
+    const unsigned char *keys, *values;
+    size_t vb;
+    libscan__key_map_t m;
+} unique_job_t;
+
+/* cpu_compact.h's stage for unique: keeps key i when its mapped, ranged bits
+ * differ from key i - 1's (i == 0 always), with its value. */
+#define UNIQUE_LOOP(KS, VB)                                                                     \
+    for (size_t i = begin; i < end; ++i) {                                                      \
+        const uint64_t x = libscan__load_key(j->keys, i, KS);                                   \
+        const uint64_t cur = libscan__ranged(&j->m, libscan__map_bits(&j->m, x));               \
+        const size_t keep = i == 0 || cur != prev;                                              \
+        prev = cur;                                                                             \
+        memcpy(lk + k * (KS), j->keys + i * (KS), KS);                                          \
+        if (VB) memcpy(lv + k * (VB), j->values + i * (VB), VB);                                \
+        k += keep;                                                                              \
+    }
+
+static size_t unique_stage(void *ctx, size_t begin, size_t end, void *const lanes[2], size_t *rejected) {
+    const unique_job_t *j = ctx;
+    unsigned char *lk = lanes[0], *lv = lanes[1];
+    uint64_t prev = begin > 0 ? libscan__ranged(&j->m, libscan__map_bits(&j->m, libscan__load_key(j->keys, begin - 1, j->m.ks))) : 0;
+    size_t k = 0;
+    switch (j->m.ks * 16 + j->vb) {
+    case 16: UNIQUE_LOOP(1, 0) break;
+    case 20: UNIQUE_LOOP(1, 4) break;
+    case 24: UNIQUE_LOOP(1, 8) break;
+    case 32: UNIQUE_LOOP(2, 0) break;
+    case 36: UNIQUE_LOOP(2, 4) break;
+    case 40: UNIQUE_LOOP(2, 8) break;
+    case 64: UNIQUE_LOOP(4, 0) break;
+    case 68: UNIQUE_LOOP(4, 4) break;
+    case 72: UNIQUE_LOOP(4, 8) break;
+    case 128: UNIQUE_LOOP(8, 0) break;
+    case 132: UNIQUE_LOOP(8, 4) break;
+    default: UNIQUE_LOOP(8, 8) break;
+    }
+    *rejected = (end - begin) - k;
+    return k;
 }
 
 libscan_status_t libscan_cpu_sort_unique(void *keys, void *values, size_t count, libscan_dtype_t key,
@@ -163,20 +185,18 @@ libscan_status_t libscan_cpu_sort_unique(void *keys, void *values, size_t count,
     if (st != LIBSCAN_SUCCESS) return st;
     if (value_bytes == 0 && values) return LIBSCAN_ERROR_INVALID_ARGUMENT;
     if (!kept || (count > 0 && (!keys || (value_bytes && !values)))) return LIBSCAN_ERROR_NULL_POINTER;
-    const mapper_t m = make_mapper(key, 0, opts->begin_bit, opts->end_bit);
-    unsigned char *k = keys, *v = values;
-    size_t out = 0;
-    uint64_t prev = 0;
-    for (size_t i = 0; i < count; ++i) {
-        const uint64_t cur = ranged(&m, map_bits(&m, load_bits(k, i, m.ks)));
-        if (i > 0 && cur == prev) continue;
-        if (out != i) {
-            memcpy(k + out * m.ks, k + i * m.ks, m.ks);
-            if (value_bytes) memcpy(v + out * value_bytes, v + i * value_bytes, value_bytes);
-        }
-        ++out;
-        prev = cur;
-    }
-    *kept = out;
+    /* Equality ignores the direction: map ascending. */
+    unique_job_t j = {keys, values, value_bytes, libscan__key_map(key, 0, opts->begin_bit, opts->end_bit)};
+    libscan__cpu_compact_job_t job = {
+        .count = count,
+        .lanes = value_bytes ? 2u : 1u,
+        .lane_bytes = {j.m.ks, value_bytes},
+        .kind = {LIBSCAN__LANE_KEPT, LIBSCAN__LANE_KEPT},
+        .out = {keys, values},
+        .kept_in_place = 1,
+        .stage = unique_stage,
+        .ctx = &j,
+    };
+    *kept = libscan__cpu_compact(&job);
     return LIBSCAN_SUCCESS;
 }

@@ -9,5 +9,9 @@ if(TARGET app_common)
   target_link_libraries(test_array_io PRIVATE app_common libscan_test_common_fixtures m)
 
   libscan_add_suite(test_cli_helpers SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_helpers.c LABELS cpu TIMEOUT 120)
-  target_link_libraries(test_cli_helpers PRIVATE app_common libscan_test_common_fixtures m)
+  find_package(Threads REQUIRED) # the signal clean-up with threads writing at once
+  target_link_libraries(test_cli_helpers PRIVATE app_common libscan_test_common_fixtures Threads::Threads m)
+
+  libscan_add_suite(test_stream_io SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_stream_io.c LABELS cpu TIMEOUT 300)
+  target_link_libraries(test_stream_io PRIVATE app_common libscan_test_common_fixtures m)
 endif()

@@ -1,6 +1,8 @@
 /* image_tests.h -- the cmocka tests of the test_image_io suite, spread over
- * test_image_io.c (reading, scene), test_image_write.c (writing) and
- * test_image_srgb.c (sRGB and float conversions); main() is in test_image_io.c. */
+ * test_image_io.c (reading, scene), test_image_write.c (writing),
+ * test_png_codec.c (the PNG encoder's parts, every level, the reader's fast
+ * path) and test_image_srgb.c (sRGB and float conversions); main() is in
+ * test_image_io.c. */
 #ifndef LIBSCAN_TEST_IMAGE_TESTS_H
 #define LIBSCAN_TEST_IMAGE_TESTS_H
 
@@ -9,8 +11,6 @@ void test_write_png_roundtrip(void **state);
 void test_write_png_16bit_from_file(void **state);
 void test_write_bmp(void **state);
 void test_write_tga(void **state);
-void test_write_jpeg(void **state);
-void test_write_jpeg_alpha_and_quality(void **state);
 void test_write_extension_rules(void **state);
 void test_write_unknown_extension(void **state);
 void test_write_bad_image_and_options(void **state);
@@ -21,6 +21,16 @@ void test_write_atomic_replace(void **state);
 void test_write_fails_midway(void **state);
 void test_write_full_device(void **state);
 void test_write_signal_cleanup(void **state);
+
+/* test_png_codec.c */
+void test_png_deflate_bands(void **state);
+void test_png_deflate_dictionary(void **state);
+void test_png_deflate_failures(void **state);
+void test_write_png_levels(void **state);
+void test_write_png_wide(void **state);
+void test_write_png_bad_options(void **state);
+void test_read_fast_path(void **state);
+void test_read_fast_path_every_kind(void **state);
 
 /* test_image_srgb.c */
 void test_srgb_known_points(void **state);

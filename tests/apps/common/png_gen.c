@@ -153,6 +153,73 @@ int gen_png_encode(const gen_png *g, uint8_t **out, size_t *len, char *err, size
     return 0;
 }
 
+typedef struct dec_ctx {
+    const uint8_t *data;
+    size_t len, pos;
+    char msg[200];
+} dec_ctx;
+
+static void dec_error(png_structp png, png_const_charp msg)
+{
+    dec_ctx *c = (dec_ctx *)png_get_error_ptr(png);
+    snprintf(c->msg, sizeof c->msg, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void dec_read(png_structp png, png_bytep out, size_t n)
+{
+    dec_ctx *c = (dec_ctx *)png_get_io_ptr(png);
+    if (c->len - c->pos < n)
+        png_error(png, "truncated");
+    memcpy(out, c->data + c->pos, n);
+    c->pos += n;
+}
+
+int gen_png_decode(const uint8_t *data, size_t len, int *width, int *height, int *color_type, int *bit_depth,
+                   uint16_t **samples, char *err, size_t errlen)
+{
+    dec_ctx c;
+    memset(&c, 0, sizeof c);
+    c.data = data;
+    c.len = len;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &c, dec_error, enc_warning);
+    png_infop info = png_create_info_struct(png);
+    uint8_t *volatile row = NULL;
+    uint16_t *volatile out = NULL;
+    if (setjmp(png_jmpbuf(png))) {
+        snprintf(err, errlen, "gen_png_decode: %s", c.msg);
+        png_destroy_read_struct(&png, &info, NULL);
+        free(row);
+        free(out);
+        return -1;
+    }
+    png_set_read_fn(png, &c, dec_read);
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+    png_read_info(png, info);
+    const int w = (int)png_get_image_width(png, info), h = (int)png_get_image_height(png, info);
+    const int ct = png_get_color_type(png, info), depth = png_get_bit_depth(png, info);
+    const int ch = gen_file_channels(ct);
+    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE || (depth != 8 && depth != 16) || ct == 3)
+        png_error(png, "gen_png_decode takes 8/16-bit non-palette files without interlacing only");
+    const size_t n = (size_t)w * (size_t)ch;
+    row = (uint8_t *)malloc(n * 2);
+    out = (uint16_t *)malloc(n * (size_t)h * sizeof(uint16_t));
+    for (int y = 0; y < h; ++y) {
+        png_read_row(png, row, NULL); /* the file's bytes: 16-bit big-endian, assembled here */
+        for (size_t i = 0; i < n; ++i)
+            out[(size_t)y * n + i] = depth == 16 ? (uint16_t)((row[2 * i] << 8) | row[2 * i + 1]) : row[i];
+    }
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    free(row);
+    *width = w;
+    *height = h;
+    *color_type = ct;
+    *bit_depth = depth;
+    *samples = out;
+    return 0;
+}
+
 void gen_put_signature(gen_buf *b)
 {
     static const uint8_t sig[8] = {137, 80, 78, 71, 13, 10, 26, 10};

@@ -32,6 +32,14 @@ int gen_file_channels(int color_type);
  * err). */
 int gen_png_encode(const gen_png *g, uint8_t **out, size_t *len, char *err, size_t errlen);
 
+/* Decode a PNG from memory with libpng alone (no code under test), as the
+ * file stores it: samples (malloc'd, width * height * channels values, 16-bit
+ * samples in native order) of an 8- or 16-bit gray, gray+alpha, RGB or RGBA
+ * file without interlacing, what img_write produces. Returns 0, or -1 with
+ * libpng's message in err. */
+int gen_png_decode(const uint8_t *png, size_t len, int *width, int *height, int *color_type, int *bit_depth,
+                   uint16_t **samples, char *err, size_t errlen);
+
 /* A growable byte buffer for hand-made files. */
 typedef struct gen_buf {
     uint8_t *data;

@@ -1,6 +1,6 @@
 /* test_cli_helpers.c -- apps/common/cli.h: error lines, option values, device
  * parsing and choice, strict numbers, atomic output (commit, abort, errors,
- * signals), same-file detection, progress (through a pseudo-terminal) and
+ * signals, also with threads writing at once), same-file detection, progress (through a pseudo-terminal) and
  * phase timing. */
 #define _GNU_SOURCE
 #include "support/harness.h"
@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -521,6 +522,64 @@ static void test_out_signal_cleanup(void **state) {
     }
 }
 
+/* Threads opening outputs while the signal comes (sat_blur --batch writes
+ * frames on every core): no temporary file may be left, whichever thread
+ * gets the signal and wherever the others are in app_out_open. Each trial
+ * kills a child whose threads open and abort outputs in a loop. */
+typedef struct churn {
+    const char *dir;
+    int id;
+} churn_t;
+
+static void *churn_outputs(void *arg) {
+    const churn_t *c = arg;
+    char path[1200], err[256];
+    snprintf(path, sizeof path, "%s/t%d.png", c->dir, c->id);
+    for (;;) {
+        app_out_t *o = app_out_open(path, err, sizeof err);
+        if (!o) { /* only "interrupted by a signal": the handler is at work */
+            if (!strstr(err, "interrupted")) _exit(3);
+            for (;;) pause();
+        }
+        fputs("x", app_out_file(o));
+        app_out_abort(o);
+    }
+    return NULL;
+}
+
+static void test_out_signal_threads(void **state) {
+    fx_dir_t *fx = *state;
+    enum { kThreads = 4, kTrials = 40 };
+    for (int trial = 0; trial < kTrials; ++trial) {
+        fflush(stdout);
+        fflush(stderr);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            signal(SIGTERM, SIG_DFL);
+            /* One output first, so the handler is in place before the signal. */
+            char first[1200], err[256];
+            snprintf(first, sizeof first, "%s/first.png", fx->dir);
+            app_out_abort(app_out_open(first, err, sizeof err));
+            static churn_t c[kThreads];
+            pthread_t t[kThreads];
+            for (int i = 0; i < kThreads; ++i) {
+                c[i] = (churn_t){fx->dir, i};
+                if (pthread_create(&t[i], NULL, churn_outputs, &c[i]) != 0) _exit(5);
+            }
+            for (;;) pause();
+        }
+        usleep(2000 + 500 * (useconds_t)(trial % 8)); /* the threads busy at different points */
+        kill(pid, SIGTERM);
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGTERM)
+            TFAIL("trial %d: child did not die of SIGTERM (status 0x%x)", trial, status);
+        char names[512];
+        if (fx_count_entries(fx->dir, names, sizeof names) != 0) TFAIL("trial %d: SIGTERM left files: %s", trial, names);
+    }
+}
+
 static void test_same_file(void **state) {
     fx_dir_t *fx = *state;
     char a[1200], b[1200], sym[1200], alias[1400];
@@ -693,6 +752,42 @@ static void test_timing(void **state) {
     free(s);
 }
 
+/* Overlapped stages: each line is a wall span (merged per name), placed in
+ * the run, and the total is the wall time, not the sum. */
+static void test_timing_spans(void **state) {
+    (void)state;
+    app_timing_t t;
+    app_timing_init(&t, true);
+    const double t0 = app_now();
+    app_timing_start(&t, "gpu init");
+    busy_wait(0.01);
+    app_timing_stop(&t);
+    app_timing_span(&t, "read", t0 + 1.0, t0 + 1.05);
+    app_timing_span(&t, "upload", t0 + 1.01, t0 + 1.06);
+    app_timing_span(&t, "read", t0 + 1.04, t0 + 1.08); /* widens read to 1.00 .. 1.08 */
+    app_timing_span(&t, "idle", t0 + 2.0, t0 + 1.0);   /* did nothing: ignored */
+    assert_true(app_timing_get(&t, "read") > 0.0799 && app_timing_get(&t, "read") < 0.0801);
+    assert_true(app_timing_get(&t, "upload") > 0.0499 && app_timing_get(&t, "upload") < 0.0501);
+    assert_true(app_timing_get(&t, "idle") == 0.0);
+    fx_capture_stderr_begin();
+    app_timing_print(&t, "prog");
+    char *s = fx_capture_stderr_end();
+    assert_true(strncmp(s, "prog: timing (stages overlap", 28) == 0);
+    const char *order[] = {"  gpu init ", "  read ", "  upload ", "  total (wall) "};
+    const char *prev = s;
+    for (int i = 0; i < 4; ++i) {
+        const char *p = strstr(s, order[i]);
+        if (!p || p < prev) TFAIL("overlapped timing table lacks '%s' in order:\n%s", order[i], s);
+        prev = p;
+    }
+    assert_non_null(strstr(s, "80.000 ms"));
+    assert_non_null(strstr(s, "50.000 ms"));
+    assert_null(strstr(s, "idle"));
+    assert_null(strstr(s, "%")); /* no shares of a sum that does not exist */
+    assert_int_equal(count_of(s, "\n"), 5);
+    free(s);
+}
+
 int main(void) {
     test_begin("test_cli_helpers");
     const struct CMUnitTest tests[] = {
@@ -708,10 +803,12 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_out_errors, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_out_non_regular, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_out_signal_cleanup, fx_dir_setup, fx_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_out_signal_threads, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_same_file, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test(test_progress_not_a_terminal),
         cmocka_unit_test(test_progress_terminal),
         cmocka_unit_test(test_timing),
+        cmocka_unit_test(test_timing_spans),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return test_exit_code(failed);

@@ -1,0 +1,48 @@
+/* host_mem.h -- large host buffers for the streaming I/O (stream_io.h).
+ *
+ * Two kinds:
+ *  - pinned: page-locked memory from cudaHostAlloc, which the GPU copies at
+ *    full bus speed (an upload from ordinary memory is staged by the driver
+ *    through its own pinned buffers at a fraction of that). Pinning costs
+ *    about 0.3 s per GiB, so only a few staging buffers of some MiB are
+ *    pinned, never a whole file.
+ *  - plain: anonymous memory advised to use transparent huge pages, for
+ *    whole arrays on the CPU path: the first touch of a fresh 4 KiB page is
+ *    a fault and a clear, which for a 1 GiB array costs more than the read
+ *    from the page cache itself; 2 MiB pages cut the faults 512-fold.
+ *
+ * Plain C; link app_common and write #include "common/host_mem.h". Nothing
+ * here prints. Thread-safe (distinct buffers). */
+#ifndef APP_COMMON_HOST_MEM_H
+#define APP_COMMON_HOST_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct app_hostbuf {
+    void *p;      /* NULL when empty */
+    size_t bytes; /* as asked */
+    int how;      /* private: how p was obtained */
+} app_hostbuf_t;
+
+/* Allocates `bytes` (0 gives an empty buffer and succeeds). pinned: page-
+ * locked through the CUDA runtime when it can be had, else plain memory
+ * (still correct for cudaMemcpy, only slower); the caller must have chosen
+ * the GPU (no CUDA call is made otherwise). Returns 0, or -1 when no memory
+ * at all could be had (*b empty). */
+int app_hostbuf_alloc(app_hostbuf_t *b, size_t bytes, bool pinned);
+
+/* true when b is page-locked. */
+bool app_hostbuf_pinned(const app_hostbuf_t *b);
+
+/* Frees b and empties it. An empty buffer is fine. */
+void app_hostbuf_free(app_hostbuf_t *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

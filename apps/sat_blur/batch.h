@@ -1,0 +1,55 @@
+/* batch.h -- `sat_blur --batch`: many frames through the steps of frame.h
+ * at once, so that the decode of frame n+1, the blur of frame n and the
+ * encode of frame n-1 overlap and every core has work.
+ *
+ * Threads: `workers` threads decode and encode (an encode is taken before a
+ * decode, so finished frames leave memory first) and, on the CPU device,
+ * blur too; on the GPU device one more thread runs the blurs one frame at a
+ * time in the frames' order. A frame is taken for decoding only while fewer
+ * than workers + BATCH_QUEUE_FRAMES frames are between their decode and the
+ * end of their encode, so memory stays bounded whatever the batch's length.
+ *
+ * A frame that fails (bad file, depth map of another size, write error, GPU
+ * failure) is reported on stderr as "<prog>: <message naming the file>" and
+ * the others still go through. stderr also gets a progress line (when it is
+ * a terminal and not quiet), a summary "N written, M failed" (unless quiet)
+ * and, with timing, the stage totals summed over the threads and the batch's
+ * frames per second. */
+#ifndef LIBSCAN_SAT_BLUR_BATCH_H
+#define LIBSCAN_SAT_BLUR_BATCH_H
+
+#include "batch_list.h"
+#include "frame.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Frames waiting between the stages, beyond one per worker thread. */
+#define BATCH_QUEUE_FRAMES 4
+
+typedef struct batch_config {
+    const char *prog;
+    const frame_params_t *params;
+    const char *shared_depth; /* one depth map for every frame, or NULL */
+    app_device_t device;      /* APP_DEVICE_GPU or APP_DEVICE_CPU (already chosen) */
+    int workers;              /* >= 1 */
+    bool quiet, timing;
+} batch_config_t;
+
+/* Threads for the workers: $SAT_BLUR_THREADS when set (1..1024), else the
+ * CPUs this process may run on. Returns 0, or -1 with a reason in err when
+ * the variable is not such a number. */
+int batch_threads(int *workers, char *err, size_t errlen);
+
+/* Runs every frame of list. Returns APP_EXIT_OK when every frame was
+ * written; else the worst status of the failed frames (APP_EXIT_USAGE for
+ * bad input only, APP_EXIT_INTERNAL when a write, the GPU or memory failed),
+ * or that of a failure before the first frame (the shared depth map, no
+ * thread could start). */
+int batch_run(const batch_list_t *list, const batch_config_t *cfg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

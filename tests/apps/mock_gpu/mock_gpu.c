@@ -1,0 +1,125 @@
+/* mock_gpu.c -- the stand-in GPU of mock_gpu.h, with the signatures of the
+ * functions it stands in for. Built with MOCK_GPU_IMPL (no renaming): it
+ * calls libscan's real CPU functions. Every "device" buffer is
+ * filled with a poison byte when allocated, so a program that reads what it
+ * never uploaded gets garbage, as on a real GPU. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include <libscan/compact.h>
+#include <libscan/sort.h>
+
+cudaError_t mock_cudaGetDeviceCount(int *n) {
+    *n = 1;
+    return cudaSuccess;
+}
+
+cudaError_t mock_cudaFree(void *p) {
+    free(p);
+    return cudaSuccess;
+}
+
+cudaError_t mock_cudaMalloc(void **p, size_t bytes) {
+    *p = malloc(bytes ? bytes : 1);
+    if (!*p) return cudaErrorMemoryAllocation;
+    memset(*p, 0xA7, bytes);
+    return cudaSuccess;
+}
+
+cudaError_t mock_cudaHostAlloc(void **p, size_t bytes, unsigned int flags) {
+    (void)flags;
+    return mock_cudaMalloc(p, bytes);
+}
+
+cudaError_t mock_cudaFreeHost(void *p) { return mock_cudaFree(p); }
+
+cudaError_t mock_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind) {
+    (void)kind;
+    memmove(dst, src, bytes);
+    return cudaSuccess;
+}
+
+cudaError_t mock_cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s) {
+    (void)s;
+    return mock_cudaMemcpy(dst, src, bytes, kind);
+}
+
+cudaError_t mock_cudaMemGetInfo(size_t *free_bytes, size_t *total) {
+    *free_bytes = (size_t)4 << 30;
+    *total = (size_t)8 << 30;
+    return cudaSuccess;
+}
+
+cudaError_t mock_cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t mock_cudaStreamSynchronize(cudaStream_t s) {
+    (void)s;
+    return cudaSuccess;
+}
+
+cudaError_t mock_cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags) {
+    (void)flags;
+    *s = (cudaStream_t)(uintptr_t)0x5157;
+    return cudaSuccess;
+}
+
+cudaError_t mock_cudaStreamDestroy(cudaStream_t s) {
+    (void)s;
+    return cudaSuccess;
+}
+
+libscan_status_t mock_libscan_sort(const void *d_keys_in, void *d_keys_out, const void *d_values_in, void *d_values_out,
+                                   size_t count, libscan_dtype_t key, size_t value_bytes, const libscan_sort_opts_t *opts,
+                                   cudaStream_t stream) {
+    (void)stream;
+    memmove(d_keys_out, d_keys_in, count * libscan_dtype_size(key));
+    if (d_values_in) memmove(d_values_out, d_values_in, count * value_bytes);
+    return libscan_cpu_sort(d_keys_out, d_values_in ? d_values_out : NULL, count, key, value_bytes, opts);
+}
+
+libscan_status_t mock_libscan_argsort(const void *d_keys_in, void *d_keys_out, void *d_indices, size_t count,
+                                      libscan_dtype_t key, size_t index_bytes, const libscan_sort_opts_t *opts,
+                                      cudaStream_t stream) {
+    (void)stream;
+    const size_t ks = libscan_dtype_size(key);
+    void *keys = d_keys_out ? d_keys_out : malloc(count * ks + 1);
+    if (!keys) return LIBSCAN_ERROR_OUT_OF_MEMORY;
+    memmove(keys, d_keys_in, count * ks);
+    libscan_status_t st = libscan_cpu_argsort(keys, d_indices, count, key, index_bytes, opts);
+    if (!d_keys_out) free(keys);
+    return st;
+}
+
+libscan_status_t mock_libscan_select_if(const void *d_in, void *d_out, size_t *d_num, size_t count,
+                                        libscan_dtype_t dtype, const libscan_pred_t *pred,
+                                        const libscan_compact_opts_t *opts, cudaStream_t stream) {
+    (void)stream;
+    return libscan_cpu_select_if(d_in, d_out, d_num, count, dtype, pred, opts);
+}
+
+libscan_status_t mock_libscan_select_flagged(const void *d_in, const unsigned char *d_flags, void *d_out, size_t *d_num,
+                                             size_t count, libscan_dtype_t dtype, const libscan_compact_opts_t *opts,
+                                             cudaStream_t stream) {
+    (void)stream;
+    return libscan_cpu_select_flagged(d_in, d_flags, d_out, d_num, count, dtype, opts);
+}
+
+libscan_status_t mock_libscan_partition_if(const void *d_in, void *d_out, void *d_rej, size_t *d_num, size_t count,
+                                           libscan_dtype_t dtype, const libscan_pred_t *pred,
+                                           const libscan_compact_opts_t *opts, cudaStream_t stream) {
+    (void)stream;
+    return libscan_cpu_partition_if(d_in, d_out, d_rej, d_num, count, dtype, pred, opts);
+}
+
+libscan_status_t mock_libscan_partition_flagged(const void *d_in, const unsigned char *d_flags, void *d_out,
+                                                void *d_rej, size_t *d_num, size_t count, libscan_dtype_t dtype,
+                                                const libscan_compact_opts_t *opts, cudaStream_t stream) {
+    (void)stream;
+    return libscan_cpu_partition_flagged(d_in, d_flags, d_out, d_rej, d_num, count, dtype, opts);
+}
+
+libscan_status_t mock_libscan_unique(const void *d_in, void *d_out, size_t *d_num, size_t count, libscan_dtype_t dtype,
+                                     const libscan_compact_opts_t *opts, cudaStream_t stream) {
+    (void)stream;
+    return libscan_cpu_unique(d_in, d_out, d_num, count, dtype, opts);
+}
