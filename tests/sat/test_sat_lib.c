@@ -4,9 +4,12 @@
  * over the box. Tests named cpu_* need no GPU (ctest: test_sat_lib_cpu);
  * gpu_* compare the GPU with the reference and with the CPU path
  * (ctest: test_sat_lib). The CPU path's threads are forced to 1, 2, 3 and 7
- * (LIBSCAN_CPU_THREADS): the same bytes, and the reference's values. */
+ * (LIBSCAN_CPU_THREADS): the same bytes, and the reference's values.
+ * sat_shim.cu gives the build's tile shapes (sizes on
+ * tile edges) and build_sat with a load transform (device layer). */
 #include "support/harness.h"
 #include <libscan/sat.h>
+#include "sat_shim.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -90,15 +93,22 @@ static uint64_t input_max(libscan_dtype_t t) {
     }
 }
 
+/* The weight sat_test_build_weighted's transform gives the pixel (x, y)
+ * (sat_shim.h): written here again, so the reference does not come from the
+ * code under test. */
+static unsigned position_weight(size_t x, size_t y) { return 1u + (unsigned)((7 * y + 3 * x) % 5); }
+
 /* Reference table by inclusion-exclusion, S = in + S(x-1) + S(y-1) - S(x-1, y-1),
- * in uint64 (exact for our sizes) or double, one channel at a time. */
+ * in uint64 (exact for our sizes) or double, one channel at a time; with
+ * `weighted`, of the image whose pixel (x, y) is multiplied by
+ * position_weight(x, y). */
 typedef struct ref {
     size_t w, h;
     int ch;
     uint64_t *u; /* integer inputs */
     double *d;   /* float inputs */
 } ref_t;
-static ref_t ref_table(const libscan_sat_image_t *in) {
+static ref_t ref_table_of(const libscan_sat_image_t *in, int weighted) {
     ref_t r = {in->width, in->height, in->channels, NULL, NULL};
     const size_t n = r.w * r.h * (size_t)r.ch;
     const int is_float = in->dtype == LIBSCAN_F32;
@@ -109,14 +119,15 @@ static ref_t ref_table(const libscan_sat_image_t *in) {
             for (int c = 0; c < r.ch; ++c) {
                 const size_t i = (y * r.w + x) * (size_t)r.ch + (size_t)c;
                 const size_t left = i - (size_t)r.ch, up = i - r.w * (size_t)r.ch, diag = up - (size_t)r.ch;
+                const unsigned w = weighted ? position_weight(x, y) : 1u;
                 if (is_float) {
-                    double s = get(in, x, y, c);
+                    double s = get(in, x, y, c) * w;
                     if (x) s += r.d[left];
                     if (y) s += r.d[up];
                     if (x && y) s -= r.d[diag];
                     r.d[i] = s;
                 } else {
-                    uint64_t s = (uint64_t)get(in, x, y, c);
+                    uint64_t s = (uint64_t)get(in, x, y, c) * w;
                     if (x) s += r.u[left];
                     if (y) s += r.u[up];
                     if (x && y) s -= r.u[diag];
@@ -125,14 +136,16 @@ static ref_t ref_table(const libscan_sat_image_t *in) {
             }
     return r;
 }
+static ref_t ref_table(const libscan_sat_image_t *in) { return ref_table_of(in, 0); }
 static void ref_free(ref_t *r) {
     free(r->u);
     free(r->d);
 }
 
 /* Compares a table with the reference: integers exactly (modulo 2^32 for
- * LIBSCAN_U32), floats within tol * (x + 1) * (y + 1) (the corner sum's size). */
-static void expect_table(const libscan_sat_image_t *t, const ref_t *r, const char *what) {
+ * LIBSCAN_U32), floats within tol * (x + 1) * (y + 1) * vmax (the corner
+ * sum's size, for samples below vmax). */
+static void expect_table_scaled(const libscan_sat_image_t *t, const ref_t *r, double vmax, const char *what) {
     /* worst-case rounding of a sum built in x + y + 2 steps from values < 1 */
     const double eps = t->dtype == LIBSCAN_F32 ? 1.2e-7 : 2.3e-16;
     for (size_t y = 0; y < r->h; ++y)
@@ -148,11 +161,14 @@ static void expect_table(const libscan_sat_image_t *t, const ref_t *r, const cha
                               (unsigned long long)got, (unsigned long long)want);
                 } else {
                     const double got = get(t, x, y, c), want = r->d[i];
-                    const double tol = eps * (double)(x + y + 2) * (double)((x + 1) * (y + 1));
+                    const double tol = eps * (double)(x + y + 2) * (double)((x + 1) * (y + 1)) * vmax;
                     if (!(fabs(got - want) <= tol))
                         TFAIL("%s: S(%zu,%zu) channel %d = %.17g, expected %.17g", what, x, y, c, got, want);
                 }
             }
+}
+static void expect_table(const libscan_sat_image_t *t, const ref_t *r, const char *what) {
+    expect_table_scaled(t, r, 1.0, what);
 }
 
 typedef struct shape {
@@ -564,14 +580,24 @@ static void cpu_status_strings_and_types(void **state) {
     for (size_t p = 0; p < NPAIRS; ++p) assert_true(libscan_sat_pair_supported(kPairs[p].in, kPairs[p].table));
 }
 
-/* At least one table plus LIBSCAN_TEMP_ALIGNMENT of slack; at most that
- * with every transposed row padded by less than 256 bytes. */
+/* The carries that sat.h and sat_kernels.cuh document, for tiles of tw x th
+ * pixels (sat_test_tile): tiles_x rows of (h + tiles_y) pixels of row
+ * carries, rounded up to 256 bytes, then tiles_y rows of w pixels of column
+ * carries; plus LIBSCAN_TEMP_ALIGNMENT of slack. */
+static size_t documented_temp_bytes(size_t w, size_t h, int ch, libscan_dtype_t t) {
+    size_t tw = 0, th = 0;
+    sat_test_tile(ch, t, &tw, &th);
+    if (tw == 0 || th == 0) TFAIL("no tile for %d channels of dtype %d", ch, (int)t);
+    const size_t px = (size_t)ch * libscan_dtype_size(t), tx = (w + tw - 1) / tw, ty = (h + th - 1) / th;
+    return (tx * (h + ty) * px + 255) / 256 * 256 + ty * w * px + LIBSCAN_TEMP_ALIGNMENT;
+}
+
 static void expect_temp_bytes(size_t w, size_t h, int ch, libscan_dtype_t t) {
     size_t b = 0;
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_temp_bytes(w, h, ch, t, &b));
-    const size_t row = h * (size_t)ch * libscan_dtype_size(t);
-    if (b < w * row + LIBSCAN_TEMP_ALIGNMENT || b > w * (row + 255) + LIBSCAN_TEMP_ALIGNMENT)
-        TFAIL("libscan_sat_temp_bytes(%zu, %zu, %d, %d) = %zu", w, h, ch, (int)t, b);
+    if (b != documented_temp_bytes(w, h, ch, t))
+        TFAIL("libscan_sat_temp_bytes(%zu, %zu, %d, %d) = %zu, documented %zu", w, h, ch, (int)t, b,
+              documented_temp_bytes(w, h, ch, t));
 }
 
 static void cpu_temp_bytes(void **state) {
@@ -582,7 +608,15 @@ static void cpu_temp_bytes(void **state) {
             expect_temp_bytes(1, 1, ch, tables[i]);
             expect_temp_bytes(10, 3, ch, tables[i]);
             expect_temp_bytes(3840, 2160, ch, tables[i]);
+            expect_temp_bytes(1, 100000, ch, tables[i]);
+            expect_temp_bytes(100000, 1, ch, tables[i]);
         }
+    /* issue #22's case: the carries of a 4K RGBA8 table are a few percent of it */
+    size_t b4k = 0;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_temp_bytes(3840, 2160, 4, LIBSCAN_U32, &b4k));
+    if (b4k > (size_t)3840 * 2160 * 16 / 20) TFAIL("temp of a 4K RGBA8 table: %zu bytes, over 5%% of the table", b4k);
+    /* the largest sizes still have a figure */
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_temp_bytes(LIBSCAN_SAT_MAX_DIM, LIBSCAN_SAT_MAX_DIM, 4, LIBSCAN_F64, &b4k));
     size_t b = 12345;
     LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_sat_temp_bytes(0, 3, 4, LIBSCAN_U32, &b));
     LS_EXPECT(LIBSCAN_ERROR_INVALID_ARGUMENT, libscan_sat_temp_bytes(3, 0, 4, LIBSCAN_U32, &b));
@@ -788,37 +822,77 @@ static libscan_sat_opts_t temp_opts(void *temp, size_t bytes) {
     return o;
 }
 
-static void gpu_build_one(rng_t *r, pair_t p, int ch, size_t w, size_t h, size_t pad, int caller_temp) {
-    libscan_sat_image_t in = host_image(p.in, ch, w, h, pad * libscan_dtype_size(p.in));
+/* A device image like the host image h (same pitch), its data `shift` bytes
+ * past a cudaMalloc'd base (*base: what to free), a copy of h or (h NULL)
+ * 0x5A bytes. */
+static libscan_sat_image_t device_at(const libscan_sat_image_t *shape, const libscan_sat_image_t *h, size_t shift,
+                                     void **base) {
+    libscan_sat_image_t d = *shape;
+    const size_t bytes = shape->pitch * shape->height;
+    CUDA_CHECK(cudaMalloc(base, bytes + shift));
+    d.data = (unsigned char *)*base + shift;
+    if (h) {
+        CUDA_CHECK(cudaMemcpy(d.data, h->data, bytes, cudaMemcpyHostToDevice));
+    } else {
+        CUDA_CHECK(cudaMemset(*base, 0x5A, bytes + shift)); /* poison */
+        CUDA_CHECK(cudaDeviceSynchronize()); /* settle the legacy stream's memset before work on non-blocking streams */
+    }
+    return d;
+}
+
+/* One GPU build against the reference (and, for integers, bitwise against
+ * the CPU path): pitches of in_pad / out_pad elements more than a row; with
+ * `misalign` both data pointers one element past a 256-byte boundary (so
+ * neither is 16-byte aligned: scalar loads and stores); caller temp or the
+ * temp cache. The table's row padding must stay as it was. */
+static void gpu_build_case(rng_t *r, pair_t p, int ch, size_t w, size_t h, size_t in_pad, size_t out_pad,
+                           int misalign, int caller_temp) {
+    const size_t ies = libscan_dtype_size(p.in), tes = libscan_dtype_size(p.table);
+    libscan_sat_image_t in = host_image(p.in, ch, w, h, in_pad * ies);
     fill_random(&in, r, input_max(p.in));
-    libscan_sat_image_t t = host_image(p.table, ch, w, h, pad * 8);
-    libscan_sat_image_t din = to_device(&in), dt = device_like(&t);
+    libscan_sat_image_t t = host_image(p.table, ch, w, h, out_pad * tes);
+    void *in_base = NULL, *out_base = NULL;
+    const libscan_sat_image_t din = device_at(&in, &in, misalign ? ies : 0, &in_base);
+    const libscan_sat_image_t dt = device_at(&t, NULL, misalign ? tes : 0, &out_base);
     size_t tb = 0;
     assert_int_equal(libscan_sat_temp_bytes(w, h, ch, p.table, &tb), LIBSCAN_SUCCESS);
     void *temp = NULL;
-    if (caller_temp) CUDA_CHECK(cudaMalloc(&temp, tb));
+    if (caller_temp) {
+        CUDA_CHECK(cudaMalloc(&temp, tb));
+        CUDA_CHECK(cudaMemset(temp, 0xFF, tb)); /* whatever temp holds must not matter */
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
     const libscan_sat_opts_t o = temp_opts(temp, tb);
     assert_int_equal(libscan_sat_build(&din, &dt, caller_temp ? &o : NULL, 0), LIBSCAN_SUCCESS);
     CUDA_SYNC();
     to_host(&t, &dt);
     ref_t ref = ref_table(&in);
-    char what[96];
-    snprintf(what, sizeof what, "gpu %d->%d, %d ch, %zux%zu", (int)p.in, (int)p.table, ch, w, h);
+    char what[128];
+    snprintf(what, sizeof what, "gpu %d->%d, %d ch, %zux%zu, pads %zu/%zu, misaligned %d", (int)p.in, (int)p.table, ch,
+             w, h, in_pad, out_pad, misalign);
     expect_table(&t, &ref, what);
+    const size_t row = w * (size_t)ch * tes;
+    for (size_t y = 0; y + 1 < h; ++y) /* the padding of every row but the last (not part of the image) */
+        for (size_t b = row; b < t.pitch; ++b)
+            if (((unsigned char *)t.data)[y * t.pitch + b] != 0x5A) TFAIL("%s: padding of row %zu written", what, y);
     if (p.table != LIBSCAN_F32 && p.table != LIBSCAN_F64) { /* integers: bitwise equal to the CPU path */
-        libscan_sat_image_t c = host_image(p.table, ch, w, h, pad * 8);
+        libscan_sat_image_t c = host_image(p.table, ch, w, h, out_pad * tes);
         assert_int_equal(libscan_cpu_sat_build(&in, &c), LIBSCAN_SUCCESS);
         for (size_t y = 0; y < h; ++y)
-            if (memcmp((char *)c.data + y * c.pitch, (char *)t.data + y * t.pitch, w * (size_t)ch * libscan_dtype_size(p.table)))
+            if (memcmp((char *)c.data + y * c.pitch, (char *)t.data + y * t.pitch, row))
                 TFAIL("%s: row %zu differs from the CPU path", what, y);
         free(c.data);
     }
     ref_free(&ref);
     CUDA_CHECK(cudaFree(temp));
-    CUDA_CHECK(cudaFree(din.data));
-    CUDA_CHECK(cudaFree(dt.data));
+    CUDA_CHECK(cudaFree(in_base));
+    CUDA_CHECK(cudaFree(out_base));
     free(in.data);
     free(t.data);
+}
+
+static void gpu_build_one(rng_t *r, pair_t p, int ch, size_t w, size_t h, size_t pad, int caller_temp) {
+    gpu_build_case(r, p, ch, w, h, pad, pad * 8 / libscan_dtype_size(p.table), 0, caller_temp);
 }
 
 static void gpu_build_matches_reference(void **state) {
@@ -830,10 +904,39 @@ static void gpu_build_matches_reference(void **state) {
         for (int ch = 1; ch <= 4; ++ch)
             for (size_t s = 0; s < NSHAPES; ++s)
                 gpu_build_one(&r, kPairs[p], ch, kShapes[s].w, kShapes[s].h, kShapes[s].pad, (int)(s & 1));
-    /* tile and band edges: 128 columns per tile, 8 rows per band */
-    const size_t sizes[][2] = {{127, 7}, {128, 8}, {129, 9}, {256, 17}, {300, 200}, {1000, 3}};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
-        for (int ch = 1; ch <= 4; ++ch) gpu_build_one(&r, kPairs[0], ch, sizes[i][0], sizes[i][1], 0, 1);
+}
+
+/* Every pair and channel count on the edges of its tile (sat_test_tile): 1,
+ * tile - 1, tile, tile + 1 and a few tiles plus change, each way, and prime
+ * sizes; each size once with packed aligned images, once with pitches of a
+ * few elements more (rows no longer 16-byte aligned for 1- and 2-byte
+ * input) and once with both pointers off 16-byte alignment (scalar loads
+ * and stores). */
+static void gpu_build_tile_edges(void **state) {
+    (void)state;
+    test_require_gpu();
+    rng_t r;
+    rng_init(&r, "gpu_build_tile_edges", 0);
+    for (size_t p = 0; p < NPAIRS; ++p)
+        for (int ch = 1; ch <= 4; ++ch) {
+            size_t tw = 0, th = 0;
+            sat_test_tile(ch, kPairs[p].table, &tw, &th);
+            assert_true(tw >= 2 && th >= 2);
+            const size_t sizes[][2] = {{1, 1},          {tw - 1, th - 1},     {tw, th},         {tw + 1, th + 1},
+                                       {1, th + 1},     {tw + 1, 1},          {tw, 1},          {1, th},
+                                       {2 * tw + 1, 2 * th - 1}, {3 * tw - 1, th}, {tw - 1, 3 * th + 1}, {97, 61},
+                                       {251, 127},      {2 * tw, 2 * th}};
+            for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+                const size_t w = sizes[i][0], h = sizes[i][1];
+                gpu_build_case(&r, kPairs[p], ch, w, h, 0, 0, 0, 1);
+                gpu_build_case(&r, kPairs[p], ch, w, h, 3, 1, 0, (int)(i & 1));
+                gpu_build_case(&r, kPairs[p], ch, w, h, 0, 0, 1, 1);
+            }
+            /* more than 128 tiles across or down: the carry scans take their
+             * rows in several rounds (SatCarryTuning: 8 x 16 rows a round) */
+            gpu_build_case(&r, kPairs[p], ch, 130 * tw + 5, 3, 0, 0, 0, 1);
+            gpu_build_case(&r, kPairs[p], ch, 3, 130 * th - 1, 1, 0, 0, 0);
+        }
 }
 
 static void gpu_build_4096(void **state) {
@@ -1368,6 +1471,254 @@ static void cpu_filter_threads_bitwise_equal(void **state) {
             }
 }
 
+/* ---- the build's tiles: 4K, float repeatability, the load transform --------------- */
+
+/* Issue #22's image size, 3840 x 2160, for every pair with 4 channels (RGBA8
+ * -> u32 is the benchmarked case) and one channel: against the reference and
+ * (integers) bitwise against the CPU path. */
+static void gpu_build_4k(void **state) {
+    (void)state;
+    test_require_gpu();
+    rng_t r;
+    rng_init(&r, "gpu_build_4k", 0);
+    const size_t W = 3840, H = 2160;
+    test_skip_above_cap(W * H * 4, "3840 x 2160 x 4 channels");
+    for (size_t p = 0; p < NPAIRS; ++p) {
+        gpu_build_case(&r, kPairs[p], 4, W, H, 0, 0, 0, (int)(p & 1));
+        gpu_build_case(&r, kPairs[p], 1, W, H, 0, 0, 0, (int)(~p & 1));
+    }
+}
+
+/* Float tables are bitwise the same on every run whatever temp holds and
+ * wherever it is: caller temp full of 0xFF bytes, caller temp full of zeros
+ * at an odd offset, and the temp cache; several tiles each way and partial
+ * edge tiles, every channel count. */
+static void gpu_float_tables_repeat(void **state) {
+    (void)state;
+    test_require_gpu();
+    rng_t r;
+    rng_init(&r, "gpu_float_repeat", 0);
+    const int small = !test_size_allowed((size_t)1000 * 700 * 4); /* LIBSCAN_TEST_MAX_N: still several tiles */
+    const size_t W = small ? 300 : 1000, H = small ? 200 : 700;
+    for (size_t p = 3; p < NPAIRS; ++p) /* the float pairs */
+        for (int ch = 1; ch <= 4; ++ch) {
+            libscan_sat_image_t in = host_image(kPairs[p].in, ch, W, H, 0);
+            fill_random(&in, &r, 0);
+            libscan_sat_image_t t = host_image(kPairs[p].table, ch, W, H, 0);
+            libscan_sat_image_t din = to_device(&in), dt = device_like(&t);
+            size_t tb = 0;
+            LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_temp_bytes(W, H, ch, kPairs[p].table, &tb));
+            unsigned char *temp;
+            CUDA_CHECK(cudaMalloc((void **)&temp, tb + 7));
+            const size_t bytes = W * H * (size_t)ch * libscan_dtype_size(kPairs[p].table);
+            unsigned char *got[3];
+            for (int k = 0; k < 3; ++k) {
+                CUDA_CHECK(cudaMemset(temp, k == 0 ? 0xFF : 0x00, tb + 7));
+                CUDA_CHECK(cudaDeviceSynchronize());
+                const libscan_sat_opts_t o = temp_opts(temp + (k == 1 ? 7 : 0), tb);
+                LS_EXPECT(LIBSCAN_SUCCESS, libscan_sat_build(&din, &dt, k == 2 ? NULL : &o, 0));
+                CUDA_SYNC();
+                got[k] = xmalloc(bytes);
+                download_rows(&dt, got[k]);
+            }
+            for (int k = 1; k < 3; ++k)
+                if (memcmp(got[0], got[k], bytes))
+                    TFAIL("pair %zu, %d ch, %zux%zu: run %d differs from run 0", p, ch, W, H, k);
+            to_host(&t, &dt);
+            ref_t ref = ref_table(&in);
+            char what[96];
+            snprintf(what, sizeof what, "float repeat, pair %zu, %d ch", p, ch);
+            expect_table(&t, &ref, what);
+            ref_free(&ref);
+            for (int k = 0; k < 3; ++k) free(got[k]);
+            CUDA_CHECK(cudaFree(temp));
+            CUDA_CHECK(cudaFree(din.data));
+            CUDA_CHECK(cudaFree(dt.data));
+            free(in.data);
+            free(t.data);
+        }
+}
+
+/* build_sat's load transform (what sat_blur's weighted tables use), through
+ * sat_shim.cu: every pixel times a weight of its row and column, applied in
+ * both tile passes; against the reference of the weighted image, on tile
+ * edges, padded pitches and misaligned pointers. */
+static void gpu_build_transform(void **state) {
+    (void)state;
+    test_require_gpu();
+    rng_t r;
+    rng_init(&r, "gpu_build_transform", 0);
+    int cases = 0;
+    for (size_t p = 0; p < NPAIRS; ++p)
+        for (int ch = 1; ch <= 4; ++ch) {
+            if (!sat_test_weighted_supported(kPairs[p].in, kPairs[p].table, ch)) continue;
+            size_t tw = 0, th = 0;
+            sat_test_tile(ch, kPairs[p].table, &tw, &th);
+            const size_t sizes[][2] = {{1, 1}, {tw - 1, th + 1}, {tw + 1, th - 1}, {2 * tw + 1, 1}, {1, 2 * th + 1},
+                                       {131, 97}};
+            for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
+                for (int variant = 0; variant < 2; ++variant) { /* packed and aligned; padded and misaligned */
+                    const size_t w = sizes[i][0], h = sizes[i][1];
+                    const size_t ies = libscan_dtype_size(kPairs[p].in), tes = libscan_dtype_size(kPairs[p].table);
+                    libscan_sat_image_t in = host_image(kPairs[p].in, ch, w, h, variant ? 3 * ies : 0);
+                    fill_random(&in, &r, kPairs[p].in == LIBSCAN_U8 ? 255u : 65535u);
+                    libscan_sat_image_t t = host_image(kPairs[p].table, ch, w, h, variant ? tes : 0);
+                    void *in_base = NULL, *out_base = NULL;
+                    const libscan_sat_image_t din = device_at(&in, &in, variant ? ies : 0, &in_base);
+                    const libscan_sat_image_t dt = device_at(&t, NULL, variant ? tes : 0, &out_base);
+                    const int e = sat_test_build_weighted(&din, &dt);
+                    if (e != 0) TFAIL("sat_test_build_weighted: %d", e);
+                    to_host(&t, &dt);
+                    ref_t ref = ref_table_of(&in, 1);
+                    char what[128];
+                    snprintf(what, sizeof what, "weighted %d->%d, %d ch, %zux%zu, variant %d", (int)kPairs[p].in,
+                             (int)kPairs[p].table, ch, w, h, variant);
+                    expect_table_scaled(&t, &ref, 5.0, what); /* weights up to 5 */
+                    ref_free(&ref);
+                    CUDA_CHECK(cudaFree(in_base));
+                    CUDA_CHECK(cudaFree(out_base));
+                    free(in.data);
+                    free(t.data);
+                    ++cases;
+                }
+        }
+    assert_true(cases >= 8 * 12); /* every supported pair and channel count ran */
+}
+
+/* ---- CPU: the three-stage decomposition the build uses ----------------------------- */
+
+/* The build's algorithm (sat_kernels.cuh) in plain C, one channel, for tiles
+ * of tw x th: stage 1 row totals, Lb and tile totals per tile; stage 2 the
+ * exclusive scans Q (over tile columns, of row totals), T (of tile totals)
+ * and Top (over tile rows, of Lb + T); stage 3 each tile's rows from Q, its
+ * columns from Top. In uint64 (exact, so it must match the reference
+ * exactly) or in double (within the float tolerance). This checks the
+ * decomposition, not the kernels. */
+static void three_stage(const libscan_sat_image_t *in, int c, size_t tw, size_t th, uint64_t *u, double *d) {
+    const size_t W = in->width, H = in->height, tx = (W + tw - 1) / tw, ty = (H + th - 1) / th;
+    /* row carries rc[bx][y] (y < H) and tile totals rc[bx][H + by]; column carries cc[by][x] */
+    uint64_t *rcu = calloc(tx * (H + ty), sizeof *rcu), *ccu = calloc(ty * W, sizeof *ccu);
+    double *rcd = calloc(tx * (H + ty), sizeof *rcd), *ccd = calloc(ty * W, sizeof *ccd);
+    if (!rcu || !ccu || !rcd || !ccd) TFAIL("out of host memory");
+    for (size_t by = 0; by < ty; ++by) /* stage 1 */
+        for (size_t bx = 0; bx < tx; ++bx) {
+            uint64_t lbu[1024] = {0};
+            double lbd[1024] = {0};
+            assert_true(tw <= 1024);
+            for (size_t y = by * th; y < (by + 1) * th && y < H; ++y) {
+                uint64_t su = 0;
+                double sd = 0;
+                for (size_t i = 0; i < tw; ++i) { /* pixels past the image count 0 */
+                    const size_t x = bx * tw + i;
+                    const double v = x < W ? get(in, x, y, c) : 0;
+                    su += (uint64_t)v;
+                    sd += v;
+                    lbu[i] += su;
+                    lbd[i] += sd;
+                }
+                rcu[bx * (H + ty) + y] = su;
+                rcd[bx * (H + ty) + y] = sd;
+            }
+            for (size_t i = 0; i < tw && bx * tw + i < W; ++i) {
+                ccu[by * W + bx * tw + i] = lbu[i];
+                ccd[by * W + bx * tw + i] = lbd[i];
+            }
+            rcu[bx * (H + ty) + H + by] = lbu[tw - 1];
+            rcd[bx * (H + ty) + H + by] = lbd[tw - 1];
+        }
+    for (size_t l = 0; l < H + ty; ++l) { /* stage 2a: exclusive over bx */
+        uint64_t au = 0;
+        double ad = 0;
+        for (size_t bx = 0; bx < tx; ++bx) {
+            const uint64_t vu = rcu[bx * (H + ty) + l];
+            const double vd = rcd[bx * (H + ty) + l];
+            rcu[bx * (H + ty) + l] = au;
+            rcd[bx * (H + ty) + l] = ad;
+            au += vu;
+            ad += vd;
+        }
+    }
+    for (size_t x = 0; x < W; ++x) { /* stage 2b: exclusive over by, of Lb + T */
+        uint64_t au = 0;
+        double ad = 0;
+        const size_t bx = x / tw;
+        for (size_t by = 0; by < ty; ++by) {
+            const uint64_t vu = ccu[by * W + x] + rcu[bx * (H + ty) + H + by];
+            const double vd = ccd[by * W + x] + rcd[bx * (H + ty) + H + by];
+            ccu[by * W + x] = au;
+            ccd[by * W + x] = ad;
+            au += vu;
+            ad += vd;
+        }
+    }
+    for (size_t by = 0; by < ty; ++by) /* stage 3: rows from Q, columns from Top */
+        for (size_t bx = 0; bx < tx; ++bx) {
+            uint64_t colu[1024] = {0};
+            double cold[1024] = {0};
+            for (size_t y = by * th; y < (by + 1) * th && y < H; ++y) {
+                uint64_t rowu = rcu[bx * (H + ty) + y];
+                double rowd = rcd[bx * (H + ty) + y];
+                for (size_t i = 0; i < tw && bx * tw + i < W; ++i) {
+                    const size_t x = bx * tw + i;
+                    rowu += (uint64_t)get(in, x, y, c);
+                    rowd += get(in, x, y, c);
+                    colu[i] += rowu;
+                    cold[i] += rowd;
+                    u[y * W + x] = ccu[by * W + x] + colu[i];
+                    d[y * W + x] = ccd[by * W + x] + cold[i];
+                }
+            }
+        }
+    free(rcu);
+    free(ccu);
+    free(rcd);
+    free(ccd);
+}
+
+static void cpu_three_stage_decomposition(void **state) {
+    (void)state;
+    rng_t r;
+    rng_init(&r, "cpu_three_stage", 0);
+    /* the build's own tiles and a few others, down to 1 x 1 */
+    size_t tiles[6][2] = {{0, 0}, {0, 0}, {0, 0}, {1, 1}, {3, 2}, {5, 7}};
+    sat_test_tile(4, LIBSCAN_U32, &tiles[0][0], &tiles[0][1]);
+    sat_test_tile(1, LIBSCAN_U32, &tiles[1][0], &tiles[1][1]);
+    sat_test_tile(4, LIBSCAN_U64, &tiles[2][0], &tiles[2][1]);
+    for (size_t k = 0; k < 6; ++k) {
+        const size_t tw = tiles[k][0], th = tiles[k][1];
+        assert_true(tw >= 1 && th >= 1);
+        const size_t sizes[][2] = {{1, 1},         {tw, th},       {tw + 1, th > 1 ? th - 1 : 1},
+                                   {3 * tw - 1, 2 * th + 1}, {1, 3 * th + 2}, {2 * tw + 3, 1}, {37, 23}};
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+            const size_t w = sizes[i][0], h = sizes[i][1];
+            for (int is_float = 0; is_float <= 1; ++is_float) {
+                libscan_sat_image_t in = host_image(is_float ? LIBSCAN_F32 : LIBSCAN_U16, 2, w, h, 0);
+                fill_random(&in, &r, 65535u);
+                ref_t ref = ref_table(&in);
+                uint64_t *u = xmalloc(w * h * sizeof *u);
+                double *d = xmalloc(w * h * sizeof *d);
+                for (int c = 0; c < 2; ++c) {
+                    three_stage(&in, c, tw, th, u, d);
+                    for (size_t j = 0; j < w * h; ++j) {
+                        const size_t x = j % w, y = j / w, ri = j * 2 + (size_t)c;
+                        if (!is_float && u[j] != ref.u[ri])
+                            TFAIL("tiles %zux%zu, %zux%zu: S(%zu,%zu) = %llu, expected %llu", tw, th, w, h, x, y,
+                                  (unsigned long long)u[j], (unsigned long long)ref.u[ri]);
+                        const double tol = 2.3e-16 * (double)(x + y + 2) * (double)((x + 1) * (y + 1));
+                        if (is_float && !(fabs(d[j] - ref.d[ri]) <= tol))
+                            TFAIL("tiles %zux%zu, %zux%zu (double): S(%zu,%zu) = %.17g, expected %.17g", tw, th, w, h,
+                                  x, y, d[j], ref.d[ri]);
+                    }
+                }
+                free(u);
+                free(d);
+                ref_free(&ref);
+                free(in.data);
+            }
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cpu_status_strings_and_types),
@@ -1384,8 +1735,13 @@ int main(void) {
         cmocka_unit_test(cpu_filter_wide_matches_exact_reference),
         cmocka_unit_test(cpu_build_threads_bitwise_equal),
         cmocka_unit_test(cpu_filter_threads_bitwise_equal),
+        cmocka_unit_test(cpu_three_stage_decomposition),
         cmocka_unit_test(gpu_build_matches_reference),
+        cmocka_unit_test(gpu_build_tile_edges),
         cmocka_unit_test(gpu_build_4096),
+        cmocka_unit_test(gpu_build_4k),
+        cmocka_unit_test(gpu_float_tables_repeat),
+        cmocka_unit_test(gpu_build_transform),
         cmocka_unit_test(gpu_box_sums_match_direct_sums),
         cmocka_unit_test(gpu_wrap_bound_16384),
         cmocka_unit_test(gpu_filter_matches_cpu),

@@ -147,9 +147,12 @@ typedef struct libscan_sat_opts {
 
 /*
  * libscan_sat_temp_bytes: *temp_bytes = the temp libscan_sat_build needs for
- * a table of width x height pixels of `channels` elements of `table`
- * (about one more table's bytes), LIBSCAN_TEMP_ALIGNMENT bytes of slack
- * included, so any d_temp pointer works. Host-only, no CUDA call.
+ * a table of width x height pixels of `channels` elements of `table`: the
+ * carries between the build's passes over tiles, a few percent of the
+ * table's bytes (one row of carries per tile row and one column per tile
+ * column: about 1/32 + 1/64 of a 4-channel uint32 table), with
+ * LIBSCAN_TEMP_ALIGNMENT bytes of slack included, so any d_temp pointer
+ * works. Host-only, no CUDA call.
  * Returns SUCCESS, NULL_POINTER (temp_bytes NULL), INVALID_DTYPE (`table` is
  * not LIBSCAN_U32, U64, F32 or F64) or INVALID_ARGUMENT (a size out of
  * range, or a figure that does not fit a size_t).

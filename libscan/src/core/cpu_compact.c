@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cpu_threads.h"
 
@@ -31,16 +32,26 @@ static inline void cpu_pause(void) {
 }
 
 /* Items kept before block b: published by block b - 1, which was claimed
- * before b and so is being worked on. Spins briefly, then yields, so a
- * machine with more threads than free cores lets that block's thread run. */
+ * before b and so is being worked on. On cores of its own the wait is
+ * short (that block was staged at the same time), so it spins first; then
+ * it yields, and then sleeps 20 us at a time, so that on a machine with
+ * more threads than free cores the thread it waits for gets the core and
+ * the waiter burns no CPU while that thread is descheduled. */
 static size_t kept_before(shared_t *s, size_t b) {
     if (b == 0) return 0;
     if (!s->done) return s->serial_kept;
     size_t v;
-    unsigned spins = 0;
+    unsigned tries = 0;
     while ((v = atomic_load_explicit(&s->done[b - 1], memory_order_acquire)) == 0) {
-        if (++spins < 64) cpu_pause();
-        else sched_yield();
+        ++tries;
+        if (tries < 64) {
+            cpu_pause();
+        } else if (tries < 128) {
+            sched_yield();
+        } else {
+            const struct timespec nap = {0, 20000};
+            nanosleep(&nap, NULL);
+        }
     }
     return v - 1;
 }

@@ -1,5 +1,6 @@
-// sat_gpu.cu -- the GPU half of the SAT library: libscan_sat_build (two launches of
-// the fused scan-and-transpose kernel), libscan_sat_box_sums and libscan_sat_box_filter.
+// sat_gpu.cu -- the GPU half of the SAT library: libscan_sat_build (build_sat of
+// sat_kernels.cuh: tile sums, two carry scans, the table), libscan_sat_box_sums
+// and libscan_sat_box_filter.
 #include <libscan/sat.h>
 #include "core/entry.h"
 #include "sat_internal.h"
@@ -92,11 +93,11 @@ extern "C" libscan_status_t libscan_sat_temp_bytes(size_t width, size_t height, 
     if (width < 1 || height < 1 || width > LIBSCAN_SAT_MAX_DIM || height > LIBSCAN_SAT_MAX_DIM || channels < 1 ||
         channels > 4)
         return LIBSCAN_ERROR_INVALID_ARGUMENT;
-    // One transposed table of `width` rows of `height` pixels (build_sat's
-    // temp), plus the slack that lets libscan__enter align any d_temp.
-    const size_t tp = temp_pitch(height, channels, libscan_dtype_size(table));
-    if (tp > (SIZE_MAX - LIBSCAN_TEMP_ALIGNMENT) / width) return LIBSCAN_ERROR_INVALID_ARGUMENT;
-    *temp_bytes = libscan__with_slack(tp * width);
+    // build_sat's carries (sat_kernels.cuh, sat_carry_layout: a few percent
+    // of the table), plus the slack that lets libscan__enter align any d_temp.
+    const size_t bytes = sat_temp_bytes(width, height, channels, libscan_dtype_size(table));
+    if (bytes == 0 || bytes > SIZE_MAX - LIBSCAN_TEMP_ALIGNMENT) return LIBSCAN_ERROR_INVALID_ARGUMENT;
+    *temp_bytes = libscan__with_slack(bytes);
     return LIBSCAN_SUCCESS;
 }
 
@@ -109,8 +110,6 @@ extern "C" libscan_status_t libscan_sat_build(const libscan_sat_image_t *in, con
     size_t need = 0;
     if ((st = libscan_sat_temp_bytes(in->width, in->height, in->channels, out->dtype, &need)) != LIBSCAN_SUCCESS)
         return st;
-    if ((in->height + kBand - 1) / kBand > 0x7fffffffu || (in->width + kBand - 1) / kBand > 0x7fffffffu)
-        return LIBSCAN_ERROR_INVALID_ARGUMENT;
     Images ctx{};
     ctx.in = in;
     ctx.out = out;

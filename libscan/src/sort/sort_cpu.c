@@ -90,27 +90,47 @@ typedef struct sorted_job {
     size_t found[LIBSCAN__CPU_MAX_THREADS];
 } sorted_job_t;
 
+/* The first i in [b, e) whose key is below key i - 1 (b >= 1), or e. The
+ * map and range are read into registers once; with a constant ks the load
+ * folds (one loop per key size). */
+static inline __attribute__((always_inline)) size_t first_descent(const unsigned char *keys, size_t b, size_t e,
+                                                                 libscan__key_map_t m, size_t ks) {
+    uint64_t prev = libscan__ranged(&m, libscan__map_bits(&m, libscan__load_key(keys, b - 1, ks)));
+    for (size_t i = b; i < e; ++i) {
+        const uint64_t cur = libscan__ranged(&m, libscan__map_bits(&m, libscan__load_key(keys, i, ks)));
+        if (cur < prev) return i;
+        prev = cur;
+    }
+    return e;
+}
+
+static size_t first_descent_any(const unsigned char *keys, size_t b, size_t e, const libscan__key_map_t *m) {
+    switch (m->ks) {
+    case 1: return first_descent(keys, b, e, *m, 1);
+    case 2: return first_descent(keys, b, e, *m, 2);
+    case 4: return first_descent(keys, b, e, *m, 4);
+    default: return first_descent(keys, b, e, *m, 8);
+    }
+}
+
 static void sorted_thread(void *ctx, libscan__team_t *team, unsigned t) {
     sorted_job_t *j = ctx;
     size_t b, e;
     libscan__split(j->count, libscan__team_size(team), t, &b, &e);
     j->found[t] = j->count;
     if (b == 0) b = 1; /* key 0 has no predecessor */
-    if (b >= e) return;
-    uint64_t prev = libscan__ranged(&j->m, libscan__map_bits(&j->m, libscan__load_key(j->keys, b - 1, j->m.ks)));
-    for (size_t i = b; i < e; ++i) {
-        if ((i - b) % IS_SORTED_POLL == 0 && atomic_load_explicit(&j->first_failed, memory_order_relaxed) < t)
-            return; /* an earlier chunk holds the answer */
-        const uint64_t cur = libscan__ranged(&j->m, libscan__map_bits(&j->m, libscan__load_key(j->keys, i, j->m.ks)));
-        if (cur < prev) {
-            j->found[t] = i;
+    for (size_t p = b; p < e; p += IS_SORTED_POLL) {
+        if (atomic_load_explicit(&j->first_failed, memory_order_relaxed) < t) return; /* an earlier chunk holds the answer */
+        const size_t pe = e - p < IS_SORTED_POLL ? e : p + IS_SORTED_POLL;
+        const size_t bad = first_descent_any(j->keys, p, pe, &j->m);
+        if (bad < pe) {
+            j->found[t] = bad;
             unsigned seen = atomic_load_explicit(&j->first_failed, memory_order_relaxed);
             while (t < seen && !atomic_compare_exchange_weak_explicit(&j->first_failed, &seen, t,
                                                                       memory_order_relaxed, memory_order_relaxed)) {
             }
             return;
         }
-        prev = cur;
     }
 }
 

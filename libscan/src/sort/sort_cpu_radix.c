@@ -15,9 +15,10 @@
  * the keys, which shows every digit that never varies, so those passes cost
  * not even their count. The order of equal keys never depends on the
  * threads, so the result is the same for any number of them.
- * Keys are mapped (sort_cpu_internal.h) as they are read and stored as they
- * were; the map costs a few register operations against the memory traffic
- * (none where it is the identity). */
+ * The key map (sort_cpu_internal.h) is applied once: the first scatter of
+ * several stores the keys mapped, the last stores them back as they were,
+ * and the passes between (and every pass where the map is the identity)
+ * carry none of it (see the MODE_ values). */
 #include <stdlib.h>
 #include <sys/mman.h>
 #if defined(__SSE2__)
@@ -30,12 +31,16 @@
 #include "core/cpu_threads.h"
 #include "sort_cpu_internal.h"
 
-/* 8-bit digits: a thread's 256 write streams and counters stay in L1. */
+/* 8-bit digits: a thread's 256 counters and write-combining lines (16 KiB
+ * a lane) stay in L1. 11-bit digits (3 passes for u32 instead of 4, lines
+ * in L2) measured within 5% of this on one core here, before the scatter
+ * lost its stack reloads; worth a try on the 16-core machine. */
 #define DIGIT_BITS 8u
 #define RADIX ((size_t)1 << DIGIT_BITS)
 /* Fewer keys than this per thread are not worth a thread's start. */
 #define GRAIN ((size_t)1 << 16)
-/* Rows of counters start on their own cache line (no false sharing). */
+/* A cache line: each thread's rows of counters start on their own (no
+ * false sharing), and the scatter gathers one per digit before it writes. */
 #define LINE 64
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -57,6 +62,30 @@ typedef struct radix_job {
 ALWAYS_INLINE uint64_t map_key(uint64_t x, uint64_t xor_all, uint64_t xor_neg, size_t ks, int mapped) {
     if (!mapped) return x;
     return x ^ xor_all ^ (xor_neg & (0 - ((x >> (ks * 8 - 1)) & 1)));
+}
+
+/* What a scatter does with the key map. A sort whose map is not the
+ * identity (signed keys, floats, descending) maps its keys once: the first
+ * of several scatters stores them mapped, the ones between need no map, and
+ * the last stores them as they were (one scatter alone reads and stores
+ * them as they are, mapping only its digits). */
+enum { MODE_IDENT = 0, MODE_MAP = 1, MODE_MAP_IN = 2, MODE_UNMAP_OUT = 3 };
+
+/* The inverse of map_key: xor_neg applies where the original key's sign bit
+ * was set, which is the mapped key's top bit flipped by xor_all's. */
+ALWAYS_INLINE uint64_t unmap_key(uint64_t y, uint64_t xor_all, uint64_t xor_neg, size_t ks) {
+    const unsigned top = (unsigned)ks * 8 - 1;
+    return y ^ xor_all ^ (xor_neg & (0 - (((y >> top) ^ (xor_all >> top)) & 1)));
+}
+
+/* The key a scatter in `mode` compares (digits) and the one it stores. */
+ALWAYS_INLINE uint64_t digit_key(uint64_t x, uint64_t xa, uint64_t xn, size_t ks, int mode) {
+    return map_key(x, xa, xn, ks, mode == MODE_MAP || mode == MODE_MAP_IN);
+}
+ALWAYS_INLINE uint64_t stored_key(uint64_t x, uint64_t mapped, uint64_t xa, uint64_t xn, size_t ks, int mode) {
+    if (mode == MODE_MAP_IN) return mapped;
+    if (mode == MODE_UNMAP_OUT) return unmap_key(x, xa, xn, ks);
+    return x;
 }
 
 ALWAYS_INLINE void store_key(unsigned char *p, size_t i, size_t ks, uint64_t v) {
@@ -97,10 +126,11 @@ static int is_mapped(const radix_job_t *j) { return (j->m->xor_all | j->m->xor_n
     case KS * 4 + 2: count_body(j, src, b, e, shift, mask, h, or_and, KS, 0, 1); break;               \
     case KS * 4 + 3: count_body(j, src, b, e, shift, mask, h, or_and, KS, 1, 1); break;
 
-/* or_and NULL: no tracking. */
+/* or_and NULL: no tracking. mapped: the keys in src are stored as the
+ * caller gave them and the map is not the identity. */
 static void count_chunk(const radix_job_t *j, const unsigned char *src, size_t b, size_t e, unsigned shift,
-                        uint64_t mask, size_t *h, uint64_t *or_and) {
-    switch (j->ks * 4 + (size_t)is_mapped(j) + (or_and ? 2u : 0u)) {
+                        uint64_t mask, size_t *h, uint64_t *or_and, int mapped) {
+    switch (j->ks * 4 + (size_t)mapped + (or_and ? 2u : 0u)) {
     COUNT_CASE(1)
     COUNT_CASE(2)
     COUNT_CASE(4)
@@ -118,14 +148,15 @@ ALWAYS_INLINE uint64_t value_at(const unsigned char *sv, size_t i, size_t vb, in
  * where the write-combining one below cannot be (an array not aligned to
  * its element size). */
 ALWAYS_INLINE void scatter_body(const radix_job_t *j, int cur, size_t b, size_t e, unsigned shift, uint64_t mask,
-                                size_t *off, size_t ks, size_t vb, int iota) {
+                                size_t *off, int mode, size_t ks, size_t vb, int iota) {
     const unsigned char *sk = j->k[cur], *sv = j->v[cur];
     unsigned char *dk = j->k[cur ^ 1], *dv = j->v[cur ^ 1];
     const uint64_t xa = j->m->xor_all, xn = j->m->xor_neg;
     for (size_t i = b; i < e; ++i) {
         const uint64_t x = libscan__load_key(sk, i, ks);
-        const size_t at = off[(map_key(x, xa, xn, ks, 1) >> shift) & mask]++;
-        store_key(dk, at, ks, x);
+        const uint64_t dkey = map_key(x, xa, xn, ks, mode == MODE_MAP || mode == MODE_MAP_IN);
+        const size_t at = off[(dkey >> shift) & mask]++;
+        store_key(dk, at, ks, mode == MODE_MAP_IN ? dkey : mode == MODE_UNMAP_OUT ? unmap_key(x, xa, xn, ks) : x);
         if (vb) store_key(dv, at, vb, value_at(sv, i, vb, iota));
     }
 }
@@ -174,16 +205,16 @@ ALWAYS_INLINE void wc_drain(unsigned char *dst, const unsigned char *buf, size_t
  * each key missing the cache on its own. */
 ALWAYS_INLINE void scatter_wc_body(const radix_job_t *j, int cur, size_t b, size_t e, unsigned shift, uint64_t mask,
                                    size_t *off, const size_t *first, unsigned char *wc, size_t ks, size_t vb,
-                                   int iota, int mapped) {
+                                   int iota, int mode) {
     const unsigned char *sk = j->k[cur], *sv = j->v[cur];
     unsigned char *dk = j->k[cur ^ 1], *dv = j->v[cur ^ 1];
     const uint64_t xa = j->m->xor_all, xn = j->m->xor_neg;
     const size_t ak = (uintptr_t)dk / ks, av = vb ? (uintptr_t)dv / vb : 0;
     unsigned char *wk = wc, *wv = wc + RADIX * LINE;
     for (size_t i = b; i < e; ++i) {
-        const uint64_t x = libscan__load_key(sk, i, ks);
-        const size_t d = (map_key(x, xa, xn, ks, mapped) >> shift) & mask, p = off[d]++;
-        wc_put(dk, wk + d * LINE, ks, ak, p, first[d], x);
+        const uint64_t x = libscan__load_key(sk, i, ks), dkey = digit_key(x, xa, xn, ks, mode);
+        const size_t d = (dkey >> shift) & mask, p = off[d]++;
+        wc_put(dk, wk + d * LINE, ks, ak, p, first[d], stored_key(x, dkey, xa, xn, ks, mode));
         if (vb) wc_put(dv, wv + d * LINE, vb, av, p, first[d], value_at(sv, i, vb, iota));
     }
     for (size_t d = 0; d <= mask; ++d) {
@@ -195,25 +226,24 @@ ALWAYS_INLINE void scatter_wc_body(const radix_job_t *j, int cur, size_t b, size
 #endif
 }
 
-/* One function per variant (key size, value size, argsort's indices,
- * mapped or not): each loop gets the registers to itself, which a function
- * holding all of them inlined did not (8 reloads from the stack per key). */
+/* One function per variant (key size, value size, argsort's indices, map
+ * mode): each loop gets the registers to itself, which a function holding
+ * all of them inlined did not (8 reloads from the stack per key). The plain
+ * scatter (misaligned arrays only) takes the mode at run time. */
 typedef void (*wc_fn)(const radix_job_t *, int, size_t, size_t, unsigned, uint64_t, size_t *, const size_t *,
                       unsigned char *);
-typedef void (*plain_fn)(const radix_job_t *, int, size_t, size_t, unsigned, uint64_t, size_t *);
+typedef void (*plain_fn)(const radix_job_t *, int, size_t, size_t, unsigned, uint64_t, size_t *, int);
 
+#define DEFINE_WC(KS, VB, IOTA, MODE)                                                                       \
+    static __attribute__((noinline)) void wc_##KS##_##VB##_##IOTA##_##MODE(const radix_job_t *j, int cur,    \
+        size_t b, size_t e, unsigned shift, uint64_t mask, size_t *off, const size_t *first, unsigned char *wc) { \
+        scatter_wc_body(j, cur, b, e, shift, mask, off, first, wc, KS, VB, IOTA, MODE);                      \
+    }
 #define DEFINE_SCATTERS(KS, VB, IOTA)                                                                      \
-    static __attribute__((noinline)) void wc_##KS##_##VB##_##IOTA##_0(const radix_job_t *j, int cur, size_t b, \
-        size_t e, unsigned shift, uint64_t mask, size_t *off, const size_t *first, unsigned char *wc) {       \
-        scatter_wc_body(j, cur, b, e, shift, mask, off, first, wc, KS, VB, IOTA, 0);                          \
-    }                                                                                                         \
-    static __attribute__((noinline)) void wc_##KS##_##VB##_##IOTA##_1(const radix_job_t *j, int cur, size_t b, \
-        size_t e, unsigned shift, uint64_t mask, size_t *off, const size_t *first, unsigned char *wc) {       \
-        scatter_wc_body(j, cur, b, e, shift, mask, off, first, wc, KS, VB, IOTA, 1);                          \
-    }                                                                                                         \
+    DEFINE_WC(KS, VB, IOTA, 0) DEFINE_WC(KS, VB, IOTA, 1) DEFINE_WC(KS, VB, IOTA, 2) DEFINE_WC(KS, VB, IOTA, 3) \
     static __attribute__((noinline)) void plain_##KS##_##VB##_##IOTA(const radix_job_t *j, int cur, size_t b,  \
-        size_t e, unsigned shift, uint64_t mask, size_t *off) {                                               \
-        scatter_body(j, cur, b, e, shift, mask, off, KS, VB, IOTA);                                           \
+        size_t e, unsigned shift, uint64_t mask, size_t *off, int mode) {                                     \
+        scatter_body(j, cur, b, e, shift, mask, off, mode, KS, VB, IOTA);                                     \
     }
 #define DEFINE_SCATTERS_FOR_KEY(KS) \
     DEFINE_SCATTERS(KS, 0, 0) DEFINE_SCATTERS(KS, 4, 0) DEFINE_SCATTERS(KS, 4, 1) DEFINE_SCATTERS(KS, 8, 0) DEFINE_SCATTERS(KS, 8, 1)
@@ -222,10 +252,10 @@ DEFINE_SCATTERS_FOR_KEY(2)
 DEFINE_SCATTERS_FOR_KEY(4)
 DEFINE_SCATTERS_FOR_KEY(8)
 
-/* [key size 1, 2, 4, 8][values: none, 4, 4 iota, 8, 8 iota][mapped] */
-#define WC_ROW(KS) {{wc_##KS##_0_0_0, wc_##KS##_0_0_1}, {wc_##KS##_4_0_0, wc_##KS##_4_0_1}, {wc_##KS##_4_1_0, wc_##KS##_4_1_1}, \
-                    {wc_##KS##_8_0_0, wc_##KS##_8_0_1}, {wc_##KS##_8_1_0, wc_##KS##_8_1_1}}
-static const wc_fn wc_table[4][5][2] = {WC_ROW(1), WC_ROW(2), WC_ROW(4), WC_ROW(8)};
+/* [key size 1, 2, 4, 8][values: none, 4, 4 iota, 8, 8 iota][mode] */
+#define WC_MODES(KS, VB, IOTA) {wc_##KS##_##VB##_##IOTA##_0, wc_##KS##_##VB##_##IOTA##_1, wc_##KS##_##VB##_##IOTA##_2, wc_##KS##_##VB##_##IOTA##_3}
+#define WC_ROW(KS) {WC_MODES(KS, 0, 0), WC_MODES(KS, 4, 0), WC_MODES(KS, 4, 1), WC_MODES(KS, 8, 0), WC_MODES(KS, 8, 1)}
+static const wc_fn wc_table[4][5][4] = {WC_ROW(1), WC_ROW(2), WC_ROW(4), WC_ROW(8)};
 #define PLAIN_ROW(KS) {plain_##KS##_0_0, plain_##KS##_4_0, plain_##KS##_4_1, plain_##KS##_8_0, plain_##KS##_8_1}
 static const plain_fn plain_table[4][5] = {PLAIN_ROW(1), PLAIN_ROW(2), PLAIN_ROW(4), PLAIN_ROW(8)};
 
@@ -236,11 +266,11 @@ static int wc_usable(const radix_job_t *j, int cur) {
 }
 
 static void scatter_chunk(const radix_job_t *j, int cur, size_t b, size_t e, unsigned shift, uint64_t mask,
-                          size_t *off, const size_t *first, unsigned char *wc, int iota) {
+                          size_t *off, const size_t *first, unsigned char *wc, int iota, int mode) {
     const int k = j->ks == 1 ? 0 : j->ks == 2 ? 1 : j->ks == 4 ? 2 : 3;
     const int v = j->vb == 0 ? 0 : (j->vb == 4 ? 1 : 3) + iota;
-    if (wc_usable(j, cur)) wc_table[k][v][is_mapped(j)](j, cur, b, e, shift, mask, off, first, wc);
-    else plain_table[k][v](j, cur, b, e, shift, mask, off);
+    if (wc_usable(j, cur)) wc_table[k][v][mode](j, cur, b, e, shift, mask, off, first, wc);
+    else plain_table[k][v](j, cur, b, e, shift, mask, off, mode);
 }
 
 static void fill_iota(unsigned char *v, size_t vb, size_t b, size_t e) {
@@ -264,8 +294,11 @@ static void radix_thread(void *ctx, libscan__team_t *team, unsigned t) {
     size_t *off = j->offs + (size_t)t * 2 * RADIX, *first = off + RADIX;
     unsigned char *wc = j->wc + (size_t)t * 2 * RADIX * LINE;
     int cur = 0, iota = j->iota;
-    unsigned counted = 0;          /* passes that counted: picks the histogram set */
+    unsigned counted = 0;            /* passes that counted: picks the histogram set */
     uint64_t varying = ~(uint64_t)0; /* mapped bits that differ between keys; all until known */
+    const int mapped = is_mapped(j);
+    int stored_mapped = 0;           /* the keys in k[cur] are stored mapped */
+    unsigned scatters = 0, to_scatter = 0; /* scatters done; how many there will be, once known */
     for (unsigned shift = m->begin; shift < m->end; shift += DIGIT_BITS) {
         const unsigned bits = m->end - shift < DIGIT_BITS ? m->end - shift : DIGIT_BITS;
         const size_t radix = (size_t)1 << bits;
@@ -279,7 +312,7 @@ static void radix_thread(void *ctx, libscan__team_t *team, unsigned t) {
         size_t *mine = set + (size_t)t * RADIX;
         memset(mine, 0, radix * sizeof(size_t));
         uint64_t *or_and = counted == 0 ? j->or_and + (size_t)t * (LINE / 8) : NULL;
-        count_chunk(j, j->k[cur], b, e, shift, mask, mine, or_and);
+        count_chunk(j, j->k[cur], b, e, shift, mask, mine, or_and, mapped && !stored_mapped);
         libscan__team_barrier(team);
         if (counted++ == 0) {
             uint64_t any = 0, all = ~(uint64_t)0;
@@ -288,6 +321,10 @@ static void radix_thread(void *ctx, libscan__team_t *team, unsigned t) {
                 all &= j->or_and[(size_t)s * (LINE / 8) + 1];
             }
             varying = any ^ all;
+            for (unsigned sh = shift; sh < m->end; sh += DIGIT_BITS) {
+                const unsigned bb = m->end - sh < DIGIT_BITS ? m->end - sh : DIGIT_BITS;
+                if ((varying >> sh) & (((uint64_t)1 << bb) - 1)) ++to_scatter;
+            }
             if (((varying >> shift) & mask) == 0) continue;
         }
         size_t run = 0;
@@ -301,7 +338,15 @@ static void radix_thread(void *ctx, libscan__team_t *team, unsigned t) {
             off[d] = first[d] = run + before_mine;
             run += total;
         }
-        scatter_chunk(j, cur, b, e, shift, mask, off, first, wc, iota);
+        int mode = MODE_IDENT;
+        if (mapped) {
+            if (to_scatter == 1) mode = MODE_MAP;
+            else if (scatters == 0) mode = MODE_MAP_IN;
+            else if (scatters + 1 == to_scatter) mode = MODE_UNMAP_OUT;
+        }
+        scatter_chunk(j, cur, b, e, shift, mask, off, first, wc, iota, mode);
+        stored_mapped = mode == MODE_MAP_IN || (stored_mapped && mode == MODE_IDENT);
+        ++scatters;
         iota = 0;
         libscan__team_barrier(team);
         cur ^= 1;

@@ -83,31 +83,6 @@ template <typename T> struct RowVector {
     static constexpr int V = (sizeof(T) < 16 && 16 % sizeof(T) == 0) ? int(16 / sizeof(T)) : 1;
 };
 
-// __shfl_up_sync inside segments of `width` lanes (a power of two <= 32):
-// a lane less than delta into its segment keeps its own value.
-template <typename T> __device__ __forceinline__ T shfl_up_width(const T &v, int delta, int width) {
-    Words<T> r = to_words(v);
-#pragma unroll
-    for (int i = 0; i < Words<T>::N; ++i) r.w[i] = __shfl_up_sync(kFullMask, r.w[i], delta, width);
-    return from_words<T>(r);
-}
-
-// The exclusive prefix of lane totals inside segments of G = 2^log_g lanes
-// (Kogge-Stone, d = 1, 2, .., G/2, earlier (+) later), identity at pos 0;
-// *incl gets the inclusive one (the segment total in its last lane). All
-// 32 lanes must call together.
-template <typename T, class Op>
-__device__ __forceinline__ T lane_prefix(T t, const Op &op, int log_g, int pos, T *incl) {
-    const int g = 1 << log_g;
-    for (int d = 1; d < g; d <<= 1) {
-        const T y = shfl_up_width(t, d, g);
-        if (pos >= d) t = op(y, t);
-    }
-    *incl = t;
-    const T before = shfl_up_width(t, 1, g);
-    return pos == 0 ? op.identity() : before;
-}
-
 // V elements at p[col ..) of a row of row_len: one 16-byte load when
 // `aligned` (p 16-byte aligned for every multiple of V) and all V are in the
 // row, guarded scalars otherwise; identity past the row end or when !live.

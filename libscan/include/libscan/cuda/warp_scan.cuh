@@ -52,6 +52,31 @@ template <typename T> __device__ __forceinline__ T shfl(const T &v, int lane) {
     for (int i = 0; i < Words<T>::N; ++i) r.w[i] = __shfl_sync(kFullMask, r.w[i], lane);
     return from_words<T>(r);
 }
+// __shfl_up_sync inside segments of `width` lanes (a power of two <= 32):
+// a lane less than delta into its segment keeps its own value.
+template <typename T> __device__ __forceinline__ T shfl_up_width(const T &v, int delta, int width) {
+    Words<T> r = to_words(v);
+#pragma unroll
+    for (int i = 0; i < Words<T>::N; ++i) r.w[i] = __shfl_up_sync(kFullMask, r.w[i], delta, width);
+    return from_words<T>(r);
+}
+
+// The exclusive prefix of lane totals inside segments of G = 2^log_g lanes
+// (Kogge-Stone, d = 1, 2, .., G/2, earlier (+) later), identity at pos 0;
+// *incl gets the inclusive one (the segment total in its last lane). All
+// 32 lanes must call together. Used by the row scan's short-row kernels
+// (row_scan.cuh) and the SAT build's row pass (sat_kernels.cuh).
+template <typename T, class Op>
+__device__ __forceinline__ T lane_prefix(T t, const Op &op, int log_g, int pos, T *incl) {
+    const int g = 1 << log_g;
+    for (int d = 1; d < g; d <<= 1) {
+        const T y = shfl_up_width(t, d, g);
+        if (pos >= d) t = op(y, t);
+    }
+    *incl = t;
+    const T before = shfl_up_width(t, 1, g);
+    return pos == 0 ? op.identity() : before;
+}
 } // namespace detail
 
 __device__ __forceinline__ int lane_id() { return threadIdx.x & (kWarpThreads - 1); }
