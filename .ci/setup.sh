@@ -6,19 +6,32 @@
 #                            sample scene (data/scene) into build/scene_blur.png
 #   bash .ci/setup.sh test   install missing packages, build everything with
 #                            warnings as errors, run the tests (ctest -LE large)
+#   bash .ci/setup.sh asan   the host code (programs, apps/common, the
+#                            library's C sources) built with ASan and UBSan
+#                            into build-asan/, and the programs' end-to-end
+#                            tests (ctest -L cli) and the fuzz corpora run on it
+#   bash .ci/setup.sh fuzz   also installs clang and libclang-rt-dev: the
+#                            file readers' libFuzzer harnesses (tests/fuzz,
+#                            host-only, no nvcc) built into build-fuzz/, their
+#                            corpora replayed, then each fuzzed for
+#                            $LIBSCAN_FUZZ_SECONDS (default 20) seconds
 #
 # Packages are installed with apt-get only when `dpkg -s` says they are
 # missing, non-interactively, through sudo unless running as root. The build
 # goes to build/ with all cores, for sm_90 (Hopper) unless CUDAARCHS says
-# otherwise (e.g. CUDAARCHS="80;90"). .ci/run (what CI runs) is
-# `bash .ci/setup.sh test`.
+# otherwise (e.g. CUDAARCHS="80;90"). .ci/run (what CI runs) is the test,
+# asan and fuzz commands in turn.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PACKAGES=(cmake build-essential pkg-config libcmocka-dev libpng-dev libstb-dev libturbojpeg0-dev libdeflate-dev)
+# fuzz only: clang with libFuzzer and its sanitizer runtimes (compiler-rt).
+FUZZ_PACKAGES=(clang libclang-rt-dev)
 MIN_CMAKE=3.25
 BUILD_DIR=build
+ASAN_BUILD_DIR=build-asan
+FUZZ_BUILD_DIR=build-fuzz
 
 say() { echo "setup: $*" >&2; }
 die() {
@@ -27,7 +40,7 @@ die() {
 }
 
 usage() {
-    echo "usage: bash .ci/setup.sh demo|test" >&2
+    echo "usage: bash .ci/setup.sh demo|test|asan|fuzz" >&2
     exit 1
 }
 
@@ -39,7 +52,7 @@ as_root() {
         # Without a terminal (CI), never wait for a password prompt.
         if [[ -t 0 ]]; then sudo "$@"; else sudo -n "$@"; fi
     else
-        die "need root to run '$*' (not root and no sudo); install the packages yourself: ${PACKAGES[*]}"
+        die "need root to run '$*' (not root and no sudo); install those packages yourself"
     fi
 }
 
@@ -54,17 +67,18 @@ apt_install() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
 }
 
+# install_missing_packages PACKAGE...
 install_missing_packages() {
     if ! command -v dpkg >/dev/null || ! command -v apt-get >/dev/null; then
-        say "no dpkg/apt-get here: not installing anything; this needs ${PACKAGES[*]}"
+        say "no dpkg/apt-get here: not installing anything; this needs $*"
         return 0
     fi
     local missing=() p
-    for p in "${PACKAGES[@]}"; do
+    for p in "$@"; do
         installed "$p" || missing+=("$p")
     done
     if [[ ${#missing[@]} -eq 0 ]]; then
-        say "system packages present: ${PACKAGES[*]}"
+        say "system packages present: $*"
     else
         say "installing missing packages: ${missing[*]}"
         apt_install "${missing[@]}"
@@ -131,14 +145,31 @@ jobs() { nproc 2>/dev/null || echo 2; }
 
 CUDA_ARCHS=${CUDAARCHS:-90}
 
+# The sanitizers' options for the asan build's tests. protect_shadow_gap=0:
+# the CUDA runtime maps memory where ASan would otherwise protect its shadow
+# gap (needed as soon as a GPU is used; harmless without one).
+# detect_leaks=1: a leak fails the test like any other report.
+# The UBSan build stops at the first report (-fno-sanitize-recover=all).
+SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g"
+ASAN_TEST_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=0
+UBSAN_TEST_OPTIONS=print_stacktrace=1:halt_on_error=1
+
 [[ $# -eq 1 ]] || usage
 mode=$1
-[[ $mode == demo || $mode == test ]] || usage
+[[ $mode == demo || $mode == test || $mode == asan || $mode == fuzz ]] || usage
 
-install_missing_packages
-ensure_cmake
-ensure_nvcc
-show_tools
+if [[ $mode == fuzz ]]; then
+    # Host-only: no CUDA, no cmocka, only the readers' own dependencies.
+    install_missing_packages cmake build-essential libpng-dev libdeflate-dev libturbojpeg0-dev "${FUZZ_PACKAGES[@]}"
+    ensure_cmake
+    say "cmake: $(cmake --version | head -n 1)"
+    say "clang: $(clang --version | head -n 1)"
+else
+    install_missing_packages "${PACKAGES[@]}"
+    ensure_cmake
+    ensure_nvcc
+    show_tools
+fi
 
 case $mode in
 demo)
@@ -156,5 +187,31 @@ test)
         -DLIBSCAN_BUILD_TESTS=ON -DLIBSCAN_BUILD_APPS=ON -DLIBSCAN_BUILD_BENCH=ON
     cmake --build "$BUILD_DIR" --parallel "$(jobs)"
     ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -LE large
+    ;;
+asan)
+    # Host C/C++ (programs, apps/common, the library's C sources: the CPU
+    # paths the programs take without a GPU) under ASan + UBSan; the CUDA
+    # sources are compiled as usual (ASan cannot instrument them) and linked
+    # in. Warnings are not errors here: the test build enforces them, and gcc
+    # warns falsely under -fsanitize (its manual says so).
+    cmake -S . -B "$ASAN_BUILD_DIR" -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS" -DCMAKE_BUILD_TYPE=Release \
+        -DLIBSCAN_WERROR=OFF -DLIBSCAN_BUILD_TESTS=ON -DLIBSCAN_BUILD_APPS=ON -DLIBSCAN_BUILD_BENCH=OFF \
+        -DCMAKE_C_FLAGS="$SAN_FLAGS" -DCMAKE_CXX_FLAGS="$SAN_FLAGS" \
+        -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+        -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
+    # Only what the tests below run: the programs, their copies on the
+    # stand-in GPU (tests/apps/mock_gpu), the JPEG tests' decoder (stb_image)
+    # and the corpus replays.
+    cmake --build "$ASAN_BUILD_DIR" --parallel "$(jobs)" \
+        --target scan_demo radixsort compact sat_blur radixsort_mockgpu compact_mockgpu test_stb_decode \
+        replay_npy replay_text replay_png
+    ASAN_OPTIONS=$ASAN_TEST_OPTIONS UBSAN_OPTIONS=$UBSAN_TEST_OPTIONS \
+        ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure --no-tests=error -L 'cli|fuzz'
+    ;;
+fuzz)
+    cmake -S tests/fuzz -B "$FUZZ_BUILD_DIR" -DCMAKE_C_COMPILER=clang -DLIBSCAN_WERROR=ON -DLIBSCAN_FUZZ=ON
+    cmake --build "$FUZZ_BUILD_DIR" --parallel "$(jobs)"
+    ctest --test-dir "$FUZZ_BUILD_DIR" --output-on-failure --no-tests=error
+    bash tests/fuzz/run_fuzzers.sh "$FUZZ_BUILD_DIR" "${LIBSCAN_FUZZ_SECONDS:-20}"
     ;;
 esac

@@ -215,6 +215,12 @@ int img_read_png(const char *path, uint64_t max_pixels, img_t *out, char *err, s
     png_set_sig_bytes(png, (int)sizeof sig);
     /* Any size the format allows gets past libpng; max_pixels decides below. */
     png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+    /* Skip every ancillary chunk but tRNS unread (num_chunks -1 is libpng's
+       "all of them"): nothing here uses gAMA, iCCP, sPLT, text and the rest,
+       and libpng buffers such a chunk at the size its length field claims
+       before it finds the file too short (fuzzing: a 58-byte file made it
+       ask for 1.9 GB through sPLT). */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
 
     png_read_info(png, info); /* IHDR and the chunks up to the first IDAT */
     png_uint_32 w = 0, h = 0;

@@ -205,7 +205,7 @@ row() { # row LABEL NAME BASELINE_LABEL BASELINE_NAME TARGET_TEXT MET(0/1 or -)
 }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
-commit=$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=${LIBSCAN_COMMIT:-$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)} # the GPU machine's copy of .git may be stale
 echo "## radixsort and compact end to end (issue 21), 2^$log2n-element inputs"
 echo
 echo "GPU: ${gpu:-none}; $(nproc) CPUs; commit $commit; $(date -u '+%Y-%m-%d %H:%M UTC'); warm page cache;"
