@@ -190,21 +190,29 @@ typedef struct write_step {
     char err[512];
 } write_step_t;
 
+/* Writes the merged window's parts in order; parts that lie back to back
+ * (all of them, but with --unique) go out as one range, which the sink
+ * spreads over its threads. */
 static void write_step(void *p) {
     write_step_t *x = p;
     const rs_merged_t *m = x->m;
-    for (unsigned i = 0; i < m->parts && !x->rc; ++i) {
-        arr_status_t st = app_sink_write(x->keys, m->keys + m->part_at[i] * x->out_ks, m->part_n[i], x->io_threads,
-                                         x->err, sizeof x->err);
+    for (unsigned i = 0; i < m->parts && !x->rc;) {
+        const size_t at = m->part_at[i];
+        size_t n = 0;
+        for (; i < m->parts && m->part_at[i] == at + n; ++i) n += m->part_n[i];
+        arr_status_t st = app_sink_write(x->keys, m->keys + at * x->out_ks, n, x->io_threads, x->err, sizeof x->err);
         if (st == ARR_OK && x->vals)
-            st = app_sink_write(x->vals, m->vals + m->part_at[i] * x->vsize, m->part_n[i], x->io_threads, x->err,
-                                sizeof x->err);
+            st = app_sink_write(x->vals, m->vals + at * x->vsize, n, x->io_threads, x->err, sizeof x->err);
         x->rc = (int)st;
     }
 }
 
 #define MAX_WINDOW ((size_t)1 << 24) /* ranks a window: a few dozen windows keep the pipeline full */
 #define MIN_WINDOW ((size_t)4096)
+/* Parts a merge thread: the window waits for its last part, so parts in
+   excess let the others absorb a thread the system sets aside for a while
+   (the I/O threads share the CPUs). */
+#define PARTS_PER_THREAD 4
 
 /* ---- the whole sort ---------------------------------------------------------
  * Values travel with their runs: each chunk's values are read beside its
@@ -338,8 +346,8 @@ static int merge_runs(chunked_t *c) {
         w->vals = c->vsize ? malloc(window * c->vsize) : NULL;
         m->keys = malloc(window * out_ks);
         m->vals = c->vsize ? malloc(window * c->vsize) : NULL;
-        m->part_at = malloc(2 * (size_t)c->threads * sizeof(size_t));
-        m->part_n = m->part_at ? m->part_at + c->threads : NULL;
+        m->part_at = malloc(2 * (size_t)PARTS_PER_THREAD * c->threads * sizeof(size_t));
+        m->part_n = m->part_at ? m->part_at + (size_t)PARTS_PER_THREAD * c->threads : NULL;
         oom = !w->at || !w->keys || (job->argsort && !w->idx) || (c->vsize && (!w->vals || !m->vals)) || !m->keys ||
               !m->part_at;
     }
@@ -356,7 +364,7 @@ static int merge_runs(chunked_t *c) {
     cfg.vsize = c->vsize;
     cfg.argsort = job->argsort;
     cfg.unique = job->unique;
-    cfg.parts = c->threads;
+    cfg.parts = PARTS_PER_THREAD * c->threads;
     s2->spill = &c->spill;
     s2->from = c->splits;
     s2->to = c->splits + nruns;
