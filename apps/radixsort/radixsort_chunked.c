@@ -1,5 +1,7 @@
 /* radixsort_chunked.c -- see radixsort_chunked.h. */
 #include "radixsort_chunked.h"
+#include "common/par_io.h"
+#include "common/stream_io.h"
 #include "rs_merge.h"
 #include "rs_output.h"
 #include "rs_runs.h"
@@ -88,11 +90,12 @@ typedef struct chunk_buf {
 
 typedef struct runs_ctx {
     const rs_job_t *job;
-    arr_reader_t *rd, *vrd;
+    app_src_t *src, *vsrc; /* the keys, the values (NULL without) */
     rs_spill_t *spill;
     chunk_buf_t buf[3]; /* chunk i in buf[i % nbuf] */
     unsigned nbuf;
-    size_t chunk;
+    size_t chunk, n;
+    int io_threads;
     size_t spill_run, read_run; /* this step's work; SIZE_MAX: none */
     double spill_done;          /* app_now() when the step's spill ended */
     int spill_rc, read_rc;      /* exit codes of failures, the messages in the errs */
@@ -114,26 +117,17 @@ static void spill_part(void *p) {
 static void read_part(void *p) {
     runs_ctx_t *x = p;
     if (x->read_run == SIZE_MAX) return;
-    const rs_job_t *job = x->job;
     chunk_buf_t *b = &x->buf[x->read_run % x->nbuf];
-    arr_status_t st = arr_reader_read(x->rd, b->keys, x->chunk, &b->got, x->read_err, sizeof x->read_err);
+    const size_t first = x->read_run * x->chunk;
+    b->got = x->n - first < x->chunk ? x->n - first : x->chunk;
+    arr_status_t st = app_src_read(x->src, first, b->got, b->keys, x->io_threads, x->read_err, sizeof x->read_err);
+    if (st == ARR_OK && x->vsrc)
+        st = app_src_read(x->vsrc, first, b->got, b->vals, x->io_threads, x->read_err, sizeof x->read_err);
     if (st != ARR_OK) {
         x->read_rc = (int)st;
         return;
     }
-    rs_widen(job->key_file_dtype, b->keys, b->got);
-    if (!x->vrd) return;
-    size_t vgot = 0;
-    st = arr_reader_read(x->vrd, b->vals, x->chunk, &vgot, x->read_err, sizeof x->read_err);
-    if (st != ARR_OK) {
-        x->read_rc = (int)st;
-        return;
-    }
-    if (vgot != b->got) {
-        snprintf(x->read_err, sizeof x->read_err, "%s: ended after %zu values, before the keys of %s",
-                 job->values_path, x->read_run * x->chunk + vgot, job->in_path);
-        x->read_rc = APP_EXIT_USAGE;
-    }
+    rs_widen(x->job->key_file_dtype, b->keys, b->got);
 }
 
 static void spill_then_read(void *p) {
@@ -188,26 +182,37 @@ static void read_step(void *p) {
 }
 
 typedef struct write_step {
-    rs_output_t *keys, *vals; /* vals NULL without values */
+    app_sink_t *keys, *vals; /* vals NULL without values */
     const rs_merged_t *m;
     size_t out_ks, vsize;
+    int io_threads;
     int rc;
     char err[512];
 } write_step_t;
 
+/* Writes the merged window's parts in order; parts that lie back to back
+ * (all of them, but with --unique) go out as one range, which the sink
+ * spreads over its threads. */
 static void write_step(void *p) {
     write_step_t *x = p;
     const rs_merged_t *m = x->m;
-    for (unsigned i = 0; i < m->parts && !x->rc; ++i) {
-        arr_status_t st = rs_output_write(x->keys, m->keys + m->part_at[i] * x->out_ks, m->part_n[i], x->err, sizeof x->err);
+    for (unsigned i = 0; i < m->parts && !x->rc;) {
+        const size_t at = m->part_at[i];
+        size_t n = 0;
+        for (; i < m->parts && m->part_at[i] == at + n; ++i) n += m->part_n[i];
+        arr_status_t st = app_sink_write(x->keys, m->keys + at * x->out_ks, n, x->io_threads, x->err, sizeof x->err);
         if (st == ARR_OK && x->vals)
-            st = rs_output_write(x->vals, m->vals + m->part_at[i] * x->vsize, m->part_n[i], x->err, sizeof x->err);
+            st = app_sink_write(x->vals, m->vals + at * x->vsize, n, x->io_threads, x->err, sizeof x->err);
         x->rc = (int)st;
     }
 }
 
 #define MAX_WINDOW ((size_t)1 << 24) /* ranks a window: a few dozen windows keep the pipeline full */
 #define MIN_WINDOW ((size_t)4096)
+/* Parts a merge thread: the window waits for its last part, so parts in
+   excess let the others absorb a thread the system sets aside for a while
+   (the I/O threads share the CPUs). */
+#define PARTS_PER_THREAD 4
 
 /* ---- the whole sort ---------------------------------------------------------
  * Values travel with their runs: each chunk's values are read beside its
@@ -218,15 +223,18 @@ typedef struct chunked {
     const rs_job_t *job;
     app_timing_t *tm;
     app_progress_t prog;
-    arr_reader_t *rd, *vrd;
-    /* outs[0]: the keys (or argsort's positions), outs[1]: the values;
-       published together at the end (rs_output.h). */
+    app_src_t *src, *vsrc;
+    /* outs[0]: the keys (or argsort's positions), outs[1]: the values,
+       written through sinks[i] and published together at the end
+       (rs_output.h). */
     rs_output_t outs[2];
+    app_sink_t *sinks[2];
     rs_spill_t spill;
     rs_keymap_t map;
     size_t n, ks, vsize, chunk, nruns;
     bool need_idx; /* the chunk sort returns its permutation (--argsort, values) */
-    unsigned threads;
+    unsigned threads; /* the merge's */
+    int io_threads;   /* each file transfer's (app_io_threads) */
     rs_bg_t bg_spill, bg_read, bg_write;
     runs_ctx_t s1;
     read_step_t s2;
@@ -241,10 +249,12 @@ static int make_runs(chunked_t *c) {
     const rs_job_t *job = c->job;
     runs_ctx_t *s1 = &c->s1;
     s1->job = job;
-    s1->rd = c->rd;
-    s1->vrd = c->vrd;
+    s1->src = c->src;
+    s1->vsrc = c->vsrc;
     s1->spill = &c->spill;
     s1->chunk = c->chunk;
+    s1->n = c->n;
+    s1->io_threads = c->io_threads;
     /* A third buffer for keys alone: three and the CPU sort's scratch copy
        are the four key copies main.c's memory budget counts a key. */
     s1->nbuf = c->need_idx ? 2 : 3;
@@ -336,8 +346,8 @@ static int merge_runs(chunked_t *c) {
         w->vals = c->vsize ? malloc(window * c->vsize) : NULL;
         m->keys = malloc(window * out_ks);
         m->vals = c->vsize ? malloc(window * c->vsize) : NULL;
-        m->part_at = malloc(2 * (size_t)c->threads * sizeof(size_t));
-        m->part_n = m->part_at ? m->part_at + c->threads : NULL;
+        m->part_at = malloc(2 * (size_t)PARTS_PER_THREAD * c->threads * sizeof(size_t));
+        m->part_n = m->part_at ? m->part_at + (size_t)PARTS_PER_THREAD * c->threads : NULL;
         oom = !w->at || !w->keys || (job->argsort && !w->idx) || (c->vsize && (!w->vals || !m->vals)) || !m->keys ||
               !m->part_at;
     }
@@ -354,17 +364,18 @@ static int merge_runs(chunked_t *c) {
     cfg.vsize = c->vsize;
     cfg.argsort = job->argsort;
     cfg.unique = job->unique;
-    cfg.parts = c->threads;
+    cfg.parts = PARTS_PER_THREAD * c->threads;
     s2->spill = &c->spill;
     s2->from = c->splits;
     s2->to = c->splits + nruns;
     s2->window = window;
     s2->n = n;
     s2->unique = job->unique;
-    s3->keys = &c->outs[0];
-    s3->vals = job->values_out_path ? &c->outs[1] : NULL;
+    s3->keys = c->sinks[0];
+    s3->vals = c->sinks[1];
     s3->out_ks = out_ks;
     s3->vsize = c->vsize;
+    s3->io_threads = c->io_threads;
     const size_t nwin = (n + window - 1) / window;
     app_progress_begin(&c->prog, job->prog, "merging", n, job->quiet);
     rs_bg_start(&c->bg_read, read_step, s2);
@@ -397,34 +408,42 @@ static int merge_runs(chunked_t *c) {
 }
 
 /* Opens the inputs and the outputs (before any work, so that a bad path is
- * reported at once). Returns an exit code, the error printed. */
+ * reported at once; the outputs' room is reserved, so that a full disk is
+ * too). Returns an exit code, the error printed. */
 static int open_files(chunked_t *c) {
     const rs_job_t *job = c->job;
     char err[512];
-    if (arr_reader_open(&c->rd, job->in_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
+    arr_status_t st = app_src_open(&c->src, job->in_path, job->in_format, job->raw_dtype, err, sizeof err);
+    if (st != ARR_OK) {
         app_error(job->prog, "%s", err);
-        return APP_EXIT_USAGE;
+        return (int)st;
     }
-    c->n = arr_reader_count(c->rd);
+    if (app_src_notice(c->src)[0] && !job->quiet) app_error(job->prog, "note: %s", app_src_notice(c->src));
+    c->n = app_src_count(c->src);
     arr_dtype_t vdtype = ARR_NONE;
     if (job->values_path) {
-        if (arr_reader_open(&c->vrd, job->values_path, job->in_format, job->raw_dtype, err, sizeof err) != ARR_OK) {
+        st = app_src_open(&c->vsrc, job->values_path, job->in_format, job->raw_dtype, err, sizeof err);
+        if (st != ARR_OK) {
             app_error(job->prog, "%s", err);
+            return (int)st;
+        }
+        if (app_src_count(c->vsrc) != c->n) {
+            app_error(job->prog, "%s: has %zu values but %s has %zu keys", job->values_path, app_src_count(c->vsrc),
+                      job->in_path, c->n);
             return APP_EXIT_USAGE;
         }
-        if (arr_reader_count(c->vrd) != c->n) {
-            app_error(job->prog, "%s: has %zu values but %s has %zu keys", job->values_path,
-                      arr_reader_count(c->vrd), job->in_path, c->n);
-            return APP_EXIT_USAGE;
-        }
-        vdtype = arr_reader_dtype(c->vrd);
+        vdtype = app_src_dtype(c->vsrc);
         c->vsize = arr_dtype_size(vdtype);
     }
+    const char *paths[2] = {job->out_path, job->values_out_path};
+    const arr_dtype_t dtypes[2] = {job->argsort ? ARR_I64 : job->key_file_dtype, vdtype};
     const size_t count = job->unique ? ARR_COUNT_UNKNOWN : c->n;
-    const arr_dtype_t kdtype = job->argsort ? ARR_I64 : job->key_file_dtype;
-    arr_status_t st = rs_output_open(&c->outs[0], job->out_path, job->out_format, kdtype, count, err, sizeof err);
-    if (st == ARR_OK && job->values_out_path)
-        st = rs_output_open(&c->outs[1], job->values_out_path, job->out_format, vdtype, count, err, sizeof err);
+    for (int i = 0; i < 2 && st == ARR_OK; ++i) {
+        if (!paths[i]) continue;
+        st = rs_output_open(&c->outs[i], paths[i], job->out_format, dtypes[i], count, err, sizeof err);
+        if (st == ARR_OK) st = app_sink_open(&c->sinks[i], rs_output_writer(&c->outs[i]), paths[i], err, sizeof err);
+        if (st == ARR_OK && !job->unique) st = app_sink_reserve(c->sinks[i], c->n, err, sizeof err);
+    }
     if (st != ARR_OK) app_error(job->prog, "%s", err);
     return (int)st;
 }
@@ -434,6 +453,10 @@ static int open_files(chunked_t *c) {
 static int commit_outputs(chunked_t *c) {
     char err[512];
     arr_status_t st = ARR_OK;
+    for (int i = 0; i < 2; ++i) {
+        app_sink_close(c->sinks[i]);
+        c->sinks[i] = NULL;
+    }
     for (int i = 0; i < 2 && st == ARR_OK; ++i)
         if (c->outs[i].path) st = rs_output_finish(&c->outs[i], err, sizeof err);
     if (st == ARR_OK) st = rs_outputs_publish(c->outs, 2, err, sizeof err);
@@ -447,10 +470,12 @@ static void chunked_free(chunked_t *c) {
     rs_bg_wait(&c->bg_read);
     rs_bg_wait(&c->bg_write);
     app_progress_end(&c->prog);
-    rs_output_abort(&c->outs[0]);
-    rs_output_abort(&c->outs[1]);
-    arr_reader_close(c->rd);
-    arr_reader_close(c->vrd);
+    for (int i = 0; i < 2; ++i) {
+        app_sink_close(c->sinks[i]);
+        rs_output_abort(&c->outs[i]);
+    }
+    app_src_close(c->src);
+    app_src_close(c->vsrc);
     rs_spill_close(&c->spill);
     for (int i = 0; i < 3; ++i) {
         free(c->s1.buf[i].keys);
@@ -486,6 +511,7 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     c->tm = timing;
     c->outs[0].slot = c->outs[1].slot = -1;
     c->threads = threads;
+    c->io_threads = app_io_threads();
     c->ks = libscan_dtype_size(job->key);
     c->need_idx = job->argsort || job->values_path;
     app_timing_start(timing, "read");
@@ -498,10 +524,8 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     c->chunk = job->chunk ? job->chunk : 1;
     c->nruns = (c->n + c->chunk - 1) / c->chunk;
     rs_keymap_init(&c->map, job->key, job->descending);
-    /* The runs' I/O: a few threads saturate the page cache's copies. */
-    const unsigned io_threads = threads < 4 ? threads : 4;
     if (rc == APP_EXIT_OK && rs_spill_open(&c->spill, c->nruns, c->chunk, c->ks, job->argsort, c->vsize, &c->map,
-                                           io_threads, err, sizeof err)) {
+                                           (unsigned)c->io_threads, err, sizeof err)) {
         app_error(job->prog, "%s", err);
         rc = APP_EXIT_INTERNAL;
     }

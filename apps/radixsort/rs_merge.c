@@ -53,8 +53,8 @@ typedef struct window_ctx {
     const rs_window_t *w;
     rs_merged_t *out;
     uint64_t vlo, vhi;
-    size_t *scratch; /* per part: start and end splits, co-rank scratch, leaves */
-    size_t per_part; /* size_t words of scratch a part */
+    size_t *scratch;   /* per thread: start and end splits, co-rank scratch, the tree */
+    size_t per_thread; /* size_t words of scratch a thread, whole cache lines */
 } window_ctx_t;
 
 typedef struct slices {
@@ -236,13 +236,17 @@ static size_t merge_part(const rs_merge_cfg_t *c, const rs_window_t *w, const si
     }
 }
 
-/* size_t words of scratch for one part over k runs: splits and co-rank
- * scratch (3k), and the loser tree over at most 2k leaves. */
+#define LINE_WORDS (64 / sizeof(size_t)) /* a cache line */
+
+/* size_t words of scratch for merging one part over k runs: splits and
+ * co-rank scratch (3k), and the loser tree over at most 2k leaves; rounded
+ * up to whole cache lines, so that no two threads write one line. */
 static size_t part_words(size_t k) {
     size_t nleaf = 1;
     while (nleaf < k) nleaf *= 2;
     const size_t leaf_words = (sizeof(leaf_t) + sizeof(size_t) - 1) / sizeof(size_t);
-    return 3 * k + nleaf * (leaf_words + 1 + 1 + 1 + 2);
+    const size_t words = 3 * k + nleaf * (leaf_words + 1 + 1 + 1 + 2);
+    return (words + LINE_WORDS - 1) / LINE_WORDS * LINE_WORDS;
 }
 
 /* The first rank of part p of `parts` over `total` ranks (equal shares, the
@@ -252,12 +256,11 @@ static size_t part_rank(size_t total, size_t parts, size_t p) {
 }
 
 static void window_task(void *p, size_t part, unsigned thread) {
-    (void)thread;
     const window_ctx_t *x = p;
     const rs_window_t *w = x->w;
     const rs_merge_cfg_t *c = x->cfg;
     const unsigned parts = x->out->parts;
-    size_t *st = x->scratch + part * x->per_part, *en = st + w->k, *tmp = en + w->k;
+    size_t *st = x->scratch + thread * x->per_thread, *en = st + w->k, *tmp = en + w->k;
     const size_t t0 = part_rank(w->total, parts, part), t1 = part_rank(w->total, parts, part + 1);
     slices_t s = {w, &c->map, c->ks};
     rs_corank(w->k, w->len, t0, x->vlo, x->vhi, count_slice, &s, st, tmp);
@@ -281,6 +284,8 @@ int rs_merge_window(const rs_merge_cfg_t *cfg, const rs_window_t *w, rs_merged_t
     out->parts = cfg->parts ? cfg->parts : 1;
     if (w->total < out->parts) out->parts = w->total ? (unsigned)w->total : 1;
     window_ctx_t x = {cfg, w, out, UINT64_MAX, 0, NULL, part_words(w->k)};
+    if (threads > out->parts) threads = out->parts;
+    if (threads < 1) threads = 1;
     for (size_t r = 0; r < w->k; ++r) {
         if (!w->len[r]) continue;
         const unsigned char *keys = w->keys + w->at[r] * cfg->ks;
@@ -292,7 +297,7 @@ int rs_merge_window(const rs_merge_cfg_t *cfg, const rs_window_t *w, rs_merged_t
         for (unsigned p = 0; p < out->parts; ++p) out->part_at[p] = out->part_n[p] = 0;
         return 0;
     }
-    x.scratch = malloc((size_t)out->parts * x.per_part * sizeof(size_t));
+    x.scratch = aligned_alloc(64, (size_t)threads * x.per_thread * sizeof(size_t));
     if (!x.scratch) return -1;
     rs_parallel_for(out->parts, threads, window_task, &x);
     free(x.scratch);

@@ -97,7 +97,9 @@ typedef struct rs_merge_cfg {
     size_t out_ks;         /* bytes of one output key: 8 with --argsort */
     size_t vsize;          /* value bytes, 0 without values */
     bool argsort, unique;
-    unsigned parts;        /* parts per window, each merged by one thread */
+    unsigned parts;        /* parts per window: several a thread, handed out in
+                              turn, so a thread the system sets aside for a
+                              while holds up no other */
 } rs_merge_cfg_t;
 
 /* A merged window: part p's records are at [part_at[p], part_at[p] +
@@ -111,8 +113,8 @@ typedef struct rs_merged {
 } rs_merged_t;
 
 /* Merges window w into out (buffers of w->total records, part arrays of
- * cfg->parts entries) on `threads` threads. Returns 0, or -1 when out of
- * memory for the merge's bookkeeping. */
+ * cfg->parts entries) on up to `threads` threads. Returns 0, or -1 when out
+ * of memory for the merge's bookkeeping. */
 int rs_merge_window(const rs_merge_cfg_t *cfg, const rs_window_t *w, rs_merged_t *out, unsigned threads);
 
 #endif

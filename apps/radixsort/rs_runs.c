@@ -1,20 +1,15 @@
 /* rs_runs.c -- see rs_runs.h. */
-#define _GNU_SOURCE /* O_TMPFILE, mkostemp */
 #include "rs_runs.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/par_io.h"
+#include "common/temp_file.h"
 #include "rs_threads.h"
-
-#ifndef PATH_MAX
-#define PATH_MAX 4096
-#endif
 
 #define PIECE_BYTES ((size_t)4 << 20) /* one pread/pwrite: large, yet many per window for the threads */
 #define STAGE_BYTES ((size_t)1 << 20) /* a thread's staging buffer for gathered values and offset positions */
@@ -70,18 +65,12 @@ static void io_add(io_list_t *l, io_op_t op, void *buf, const void *src, const u
     }
 }
 
-/* Whole-buffer pread/pwrite: 0, or an errno (EIO for an unexpected end). */
+/* One whole pread/pwrite on this thread (the pieces are already spread
+ * over the threads): 0 or an errno, EIO where the file ended first. */
 static int fd_io(int fd, bool write, unsigned char *buf, size_t bytes, off_t off) {
-    while (bytes) {
-        const ssize_t k = write ? pwrite(fd, buf, bytes, off) : pread(fd, buf, bytes, off);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) return errno ? errno : EIO;
-        if (k == 0) return write ? ENOSPC : EIO;
-        buf += k;
-        bytes -= (size_t)k;
-        off += k;
-    }
-    return 0;
+    const int e = write ? app_pwrite_full(fd, buf, bytes, (unsigned long long)off, 1)
+                        : app_pread_full(fd, buf, bytes, (unsigned long long)off, 1, 1, NULL, NULL);
+    return e == APP_IO_SHORT ? EIO : e;
 }
 
 /* pread/pwrite at offset `off` of the logical file, striped over the
@@ -142,30 +131,10 @@ static int io_run(rs_spill_t *s, const io_list_t *l) {
 
 static size_t record_bytes(const rs_spill_t *s) { return s->ks + (s->has_idx ? 8 : 0) + s->vsize; }
 
-/* An unnamed file in dir: O_TMPFILE where the file system has it; else a
- * name made by mkostemp and unlinked at once (only that moment could leave
- * it behind). -1 with errno. */
-static int unnamed_file(const char *dir) {
-#ifdef O_TMPFILE
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0) return fd;
-    if (errno == ENOENT || errno == EACCES || errno == ENOTDIR) return -1;
-#endif
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/.radixsort-runs.XXXXXX", dir) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    int f = mkostemp(path, O_CLOEXEC);
-    if (f >= 0) unlink(path);
-    return f;
-}
-
 int rs_spill_open(rs_spill_t *s, size_t nruns, size_t chunk, size_t ks, bool has_idx, size_t vsize,
                   const rs_keymap_t *map, unsigned threads, char *err, size_t errlen) {
     memset(s, 0, sizeof *s);
-    const char *dir = getenv("TMPDIR");
-    s->dir = dir && *dir ? dir : "/tmp";
+    s->dir = app_temp_dir();
     s->chunk = chunk;
     s->ks = ks;
     s->vsize = vsize;
@@ -192,7 +161,7 @@ int rs_spill_open(rs_spill_t *s, size_t nruns, size_t chunk, size_t ks, bool has
     }
     const unsigned files = s->threads < RS_MAX_FILES ? s->threads : RS_MAX_FILES;
     for (s->nfiles = 0; s->nfiles < files; ++s->nfiles) {
-        const int fd = unnamed_file(s->dir);
+        const int fd = app_temp_file(s->dir);
         if (fd < 0) {
             snprintf(err, errlen, "cannot create a temporary file in %s for the sorted runs: %s", s->dir,
                      strerror(errno));

@@ -6,9 +6,8 @@
  * then (--values) its values already in the run's sorted order. The logical
  * file is striped over one anonymous file per I/O thread (RS_STRIPE bytes
  * each in turn), so that concurrent writes hold different files' locks. The
- * files are created in $TMPDIR (else /tmp) with O_TMPFILE, or made and
- * unlinked at once where that is not supported, so none has a name that a
- * crash or a signal could leave behind.
+ * files are unnamed (common/temp_file.h, in $TMPDIR else /tmp), so none is
+ * left behind by a crash or a signal.
  *
  * All I/O is large pread/pwrite, split into pieces of a few MiB spread over
  * several threads, so the page cache's copies run in parallel. A sample of

@@ -2,7 +2,9 @@
  * a parallel loop over independent tasks (the merge's parts, the pieces of a
  * large read or write), and one job in the background while the caller goes
  * on (reading and spilling beside the chunk sort, reading and writing beside
- * the merge). Plain pthreads; nothing here prints. */
+ * the merge). Plain pthreads; the threads start with every signal blocked,
+ * so the program's handlers run on the caller's thread. Nothing here
+ * prints. */
 #ifndef RS_THREADS_H
 #define RS_THREADS_H
 
@@ -34,9 +36,9 @@ void rs_bg_start(rs_bg_t *b, void (*fn)(void *), void *ctx);
 /* Waits until the job started on b has finished. No-op when none runs. */
 void rs_bg_wait(rs_bg_t *b);
 
-/* The thread count of the out-of-core sort: RADIXSORT_MERGE_THREADS when
- * set (1..1024), else the online CPUs (at most 64). Returns 0 with *n set, or
- * -1 with a message for a bad value in err. */
+/* The thread count of the out-of-core merge: RADIXSORT_MERGE_THREADS when
+ * set (1..1024), else the CPUs the process may run on (at most 64). Returns
+ * 0 with *n set, or -1 with a message for a bad value in err. */
 int rs_thread_count(unsigned *n, char *err, size_t errlen);
 
 #endif

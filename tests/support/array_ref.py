@@ -11,7 +11,10 @@ struct, random, math; no numpy, which CI does not install).
       KIND: rand (the type's whole range; floats with NaNs of both signs,
       +-0, +-inf, denormals mixed in), runs (runs of 1..9 equal values from
       a small alphabet, NaN and +-0 runs included: --unique's boundaries),
-      norm (normal floats), flags (0/1 with other non-zero values).
+      norm (normal floats), flags (0/1 with other non-zero values), iota
+      (0, 1, 2, ...: values that name their position, so a stable sort's
+      ties show), same (one rand value N times), sorted and rsorted (rand
+      values in radixsort's ascending or descending order).
   array_ref.py compact IN OUT OUT_DESCR [options as compact's] [--flags F]
       Checks OUT (any format; OUT_DESCR is its element type, for raw
       files) against IN compacted with compact's rules; prints the expected
@@ -185,6 +188,12 @@ def gen(descr, kind, n, seed):
         return out[:n]
     if kind == 'norm':
         return [to_bits(descr, r.gauss(0.0, 1.0)) for _ in range(n)]
+    if kind == 'iota':
+        return [i % (1 << w) for i in range(n)]
+    if kind == 'same':
+        return gen(descr, 'rand', 1, seed) * n
+    if kind in ('sorted', 'rsorted'):
+        return sorted(gen(descr, 'rand', n, seed), key=lambda b: order_key(descr, b), reverse=kind == 'rsorted')
     if is_float(descr):
         sp = specials(descr)
         return [r.choice(sp) if r.random() < 0.2 else to_bits(descr, r.uniform(-3.0, 3.0)) for _ in range(n)]

@@ -5,16 +5,20 @@
 # forces the count). Every key dtype, both directions, --unique, --argsort,
 # --values of several widths, equal keys in every run (stability), runs of one
 # record, thread counts from 1 to more than the records of a part, text and
-# raw files. Each result is checked against sort_ref.py (an independent sort
-# in stdlib Python) and byte for byte against the program's in-memory path.
-# Failures (a bad RADIXSORT_MERGE_THREADS, an unusable TMPDIR, a spill over
-# the file size limit) give one line, the documented exit status, and leave
-# no output, no temporary file and every old file. All on the CPU
-# (--device cpu); the GPU variants run only where there is a GPU and say
-# SKIP otherwise.
-# usage: test_radixsort_ooc_cli.sh path/to/radixsort
+# raw files. Each result is checked against tests/support/array_ref.py (an
+# independent sort in stdlib Python) and byte for byte against the program's
+# in-memory path. Failures (a bad RADIXSORT_MERGE_THREADS, an unusable TMPDIR,
+# a spill over the file size limit, SIGTERM) give one line and the
+# documented exit status, and leave no temporary file and every old file.
+#
+#   test_radixsort_ooc_cli.sh RADIXSORT [--gpu]
+# Without --gpu everything runs on the CPU (--device cpu). With --gpu the
+# chunks are sorted with --device gpu (every dtype, direction and mode; the
+# merge is the same): exit 77, skipped, where there is no usable GPU.
 set -u
-RS=${1:?usage: test_radixsort_ooc_cli.sh RADIXSORT}
+RS=${1:?usage: test_radixsort_ooc_cli.sh RADIXSORT [--gpu]}
+DEVICE=cpu
+[[ ${2-} == --gpu ]] && DEVICE=gpu
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to make and check the files"; exit 77; }
 # shellcheck source-path=SCRIPTDIR source=../../support/cli_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../support/cli_lib.sh"
@@ -22,13 +26,21 @@ cli_init "$RS"
 SEED=${LIBSCAN_TEST_SEED:-$RANDOM$RANDOM}
 echo "# seed $SEED (LIBSCAN_TEST_SEED=$SEED replays)"
 ok() { echo "ok: $*"; }
-REF=$(dirname "${BASH_SOURCE[0]}")/sort_ref.py
+REF=$(dirname "${BASH_SOURCE[0]}")/../../support/array_ref.py
 ref() { python3 "$REF" "$@"; }
 # The runs go to $spill (TMPDIR), which must be empty after every run.
 spill=$tmp/spill
 mkdir -p "$spill"
 export TMPDIR=$spill
-DEVICE=cpu
+if [[ $DEVICE == gpu ]]; then
+    printf '2\n1\n' >"$tmp/probe.txt"
+    if ! "$RS" "$tmp/probe.txt" -o "$tmp/probe_out.txt" --device gpu --quiet >"$tmp/out" 2>"$tmp/err"; then
+        echo "SKIP: no usable GPU: the --device gpu cases of the out-of-core sort were not run ($(head -1 "$tmp/err"))"
+        # LIBSCAN_REQUIRE_GPU=1 (GPU runs): a missing GPU is a failure, not a skip.
+        [[ ${LIBSCAN_REQUIRE_GPU-} == 1 ]] && exit 1
+        exit 77
+    fi
+fi
 
 # sort_case NAME LIMIT THREADS IN VALS FLAGS...: sorts IN (with the values
 # file VALS, or none for "-") with the program flags FLAGS (-r, -u,
@@ -60,7 +72,7 @@ sort_case() {
         fail "$name: not sorted in chunks: $(cat "$tmp/err")"
         return 0
     }
-    if ! why=$(ref check "$in" "$tmp/c.npy" "${refflags[@]}" "${refv[@]}" 2>&1); then
+    if ! why=$(ref sort "$in" "$tmp/c.npy" "${refflags[@]}" "${refv[@]}" 2>&1); then
         fail "$name: differs from the reference: $why"
         return 0
     fi
@@ -72,18 +84,18 @@ sort_case() {
 }
 
 N=20011 # prime: no chunk, window or part divides it
-ref iota "$tmp/iota8.npy" '<i8' $N
-ref iota "$tmp/iota4.npy" '<u4' $N
+ref make "$tmp/iota8.npy" '<i8' iota $N 0
+ref make "$tmp/iota4.npy" '<u4' iota $N 0
 ref make "$tmp/v1.npy" '|u1' rand $N "$SEED"
 ref make "$tmp/v2.npy" '<f2' rand $N "$SEED"
 
-# --- every key dtype: random keys, and keys with only 5 distinct values (so
-# every run holds long stretches of equal keys: ties across runs) -----------
+# --- every key dtype: random keys, and runs of equal keys from a small
+# alphabet (every run holds many equal keys: ties across runs) ---------------
 for d in '|u1' '|i1' '|b1' '<u2' '<i2' '<u4' '<i4' '<u8' '<i8' '<f4' '<f8' '>u4' '>f8'; do
     ref make "$tmp/r.npy" "$d" rand $N "$SEED"
     sort_case "$d random" 20000 1 "$tmp/r.npy" -
     sort_case "$d random -r" 20000 3 "$tmp/r.npy" - -r
-    ref make "$tmp/d.npy" "$d" dup $N "$SEED"
+    ref make "$tmp/d.npy" "$d" runs $N "$SEED"
     sort_case "$d equal keys, i8 values (stable)" 20000 2 "$tmp/d.npy" "$tmp/iota8.npy"
     sort_case "$d equal keys -r, u4 values (stable)" 30000 5 "$tmp/d.npy" "$tmp/iota4.npy" -r
     sort_case "$d equal keys -u" 20000 4 "$tmp/d.npy" - -u
@@ -93,9 +105,9 @@ for d in '|u1' '|i1' '|b1' '<u2' '<i2' '<u4' '<i4' '<u8' '<i8' '<f4' '<f8' '>u4'
 done
 
 # --- floats: NaNs of both signs and with payloads, infinities, -0.0 and +0.0,
-# denormals, repeated in every run ------------------------------------------
+# denormals (a fifth of array_ref's rand floats), in every run ---------------
 for d in '<f4' '<f8'; do
-    ref make "$tmp/s.npy" "$d" special $N "$SEED"
+    ref make "$tmp/s.npy" "$d" rand $N "$SEED"
     sort_case "$d NaN/inf/-0.0" 20000 2 "$tmp/s.npy" "$tmp/iota8.npy"
     sort_case "$d NaN/inf/-0.0 -r" 20000 3 "$tmp/s.npy" "$tmp/iota8.npy" -r
     sort_case "$d NaN/inf/-0.0 -u (-0.0 and +0.0 distinct)" 20000 4 "$tmp/s.npy" - -u
@@ -111,23 +123,28 @@ sort_case "sorted input (runs do not overlap)" 20000 3 "$tmp/asc.npy" "$tmp/iota
 sort_case "sorted input -r (runs in reverse)" 20000 3 "$tmp/asc.npy" "$tmp/iota4.npy" -r
 ref make "$tmp/desc.npy" '<f8' rsorted $N "$SEED"
 sort_case "descending input" 20000 2 "$tmp/desc.npy" -
-ref make "$tmp/tiny.npy" '<u4' dup 3001 "$SEED"
-ref iota "$tmp/tinyv.npy" '<i8' 3001
+ref make "$tmp/tiny.npy" '<u4' runs 3001 "$SEED"
+ref make "$tmp/tinyv.npy" '<i8' iota 3001 0
 sort_case "runs of one record (--mem-limit 1: 3001 runs)" 1 3 "$tmp/tiny.npy" "$tmp/tinyv.npy"
 sort_case "runs of one record -u" 1 2 "$tmp/tiny.npy" "$tmp/tinyv.npy" -u
 ref make "$tmp/two.npy" '<u4' rand 1177 "$SEED"
 sort_case "a last run of one record" 20000 4 "$tmp/two.npy" - # 1176 keys a chunk
-ref make "$tmp/d4.npy" '<i4' dup $N "$SEED"
+ref make "$tmp/d4.npy" '<i4' runs $N "$SEED"
 for t in 1 2 3 8 64; do
     sort_case "threads: $t" 7000 "$t" "$tmp/d4.npy" "$tmp/iota8.npy" -r
 done
 ref make "$tmp/big.npy" '<u8' rand 150001 "$SEED"
-ref iota "$tmp/bigv.npy" '<u4' 150001
+ref make "$tmp/bigv.npy" '<u4' iota 150001 0
 sort_case "150001 u64 keys, several windows of many parts" 400000 6 "$tmp/big.npy" "$tmp/bigv.npy"
 # Runs over 16 MiB: the spill crosses its 4 MiB stripes, over 4 files.
-ref make "$tmp/huge.npy" '<u8' dup 700001 "$SEED"
-ref iota "$tmp/hugev.npy" '<i8' 700001
+ref make "$tmp/huge.npy" '<u8' runs 700001 "$SEED"
+ref make "$tmp/hugev.npy" '<i8' iota 700001 0
 sort_case "700001 u64 keys and positions, --argsort too: 17 MB of runs striped over 4 files" 4000000 4 "$tmp/huge.npy" "$tmp/hugev.npy" --argsort
+
+# What follows is the same on either device: the CPU half only.
+if [[ $DEVICE == gpu ]]; then
+    cli_finish "radixsort out-of-core CLI (--device gpu)"
+fi
 
 # --- text and raw files: the same bytes as in memory, and sorted -------------
 python3 -c "
@@ -198,20 +215,5 @@ for delay in 0.05 0.2 0.5; do
     fi
 done
 [[ -z $(ls -A "$spill") ]] || fail "failures left files in TMPDIR: $(ls -A "$spill")"
-
-# --- on the GPU: the chunks sorted there, the same merge --------------------
-probe=0
-"$RS" "$tmp/tiny.npy" -o "$tmp/g.npy" --device gpu --quiet >"$tmp/out" 2>"$tmp/err" || probe=$?
-if [[ $probe == 0 ]]; then
-    DEVICE=gpu
-    ref make "$tmp/g.npy" '<f4' special $N "$SEED"
-    sort_case "gpu: f32 NaN/inf/-0.0, values" 20000 4 "$tmp/g.npy" "$tmp/iota8.npy"
-    sort_case "gpu: f32 -r -u" 20000 3 "$tmp/g.npy" - -r -u
-    sort_case "gpu: u64 --argsort" 400000 6 "$tmp/big.npy" - --argsort
-    sort_case "gpu: i32 equal keys, values" 20000 2 "$tmp/d4.npy" "$tmp/iota8.npy"
-    DEVICE=cpu
-else
-    echo "SKIP: the GPU variants (chunks sorted with --device gpu): $(head -1 "$tmp/err")"
-fi
 
 cli_finish "radixsort out-of-core CLI"
