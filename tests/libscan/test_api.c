@@ -53,7 +53,7 @@ static const libscan_status_t all_statuses[] = {
     LIBSCAN_SUCCESS,          LIBSCAN_ERROR_NULL_POINTER,   LIBSCAN_ERROR_INVALID_DTYPE,
     LIBSCAN_ERROR_INVALID_OP, LIBSCAN_ERROR_INVALID_ARGUMENT, LIBSCAN_ERROR_TEMP_TOO_SMALL,
     LIBSCAN_ERROR_OVERLAP,    LIBSCAN_ERROR_INVALID_POINTER, LIBSCAN_ERROR_TOO_LARGE,
-    LIBSCAN_ERROR_OUT_OF_MEMORY, LIBSCAN_ERROR_CUDA};
+    LIBSCAN_ERROR_OUT_OF_MEMORY, LIBSCAN_ERROR_CUDA, LIBSCAN_ERROR_NCCL, LIBSCAN_ERROR_CAPACITY};
 #define NUM_STATUSES (sizeof all_statuses / sizeof all_statuses[0])
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -72,6 +72,8 @@ static void test_status_values_are_the_documented_ones(void **state) {
     assert_int_equal(LIBSCAN_ERROR_TOO_LARGE, 8);
     assert_int_equal(LIBSCAN_ERROR_OUT_OF_MEMORY, 9);
     assert_int_equal(LIBSCAN_ERROR_CUDA, 10);
+    assert_int_equal(LIBSCAN_ERROR_NCCL, 11);
+    assert_int_equal(LIBSCAN_ERROR_CAPACITY, 12);
     assert_int_equal(LIBSCAN_U32, 0);
     assert_int_equal(LIBSCAN_I32, 1);
     assert_int_equal(LIBSCAN_U64, 2);
@@ -88,7 +90,7 @@ static void test_status_values_are_the_documented_ones(void **state) {
 
 static void test_status_strings(void **state) {
     (void)state;
-    const libscan_status_t unknown[] = {(libscan_status_t)11, (libscan_status_t)99, (libscan_status_t)-1,
+    const libscan_status_t unknown[] = {(libscan_status_t)13, (libscan_status_t)99, (libscan_status_t)-1,
                                         (libscan_status_t)0x7fffffff};
     const char *seen[NUM_STATUSES];
     for (size_t i = 0; i < NUM_STATUSES; ++i) {

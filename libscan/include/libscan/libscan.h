@@ -117,9 +117,12 @@ typedef enum libscan_status {
     LIBSCAN_ERROR_INVALID_POINTER = 7,  /* pointer is not device-accessible or misaligned */
     LIBSCAN_ERROR_TOO_LARGE = 8,        /* count exceeds LIBSCAN_MAX_COUNT */
     LIBSCAN_ERROR_OUT_OF_MEMORY = 9,    /* stream-ordered temp allocation failed */
-    LIBSCAN_ERROR_CUDA = 10             /* a CUDA call or launch failed (the library has already
+    LIBSCAN_ERROR_CUDA = 10,            /* a CUDA call or launch failed (the library has already
                                            consumed it with cudaGetLastError(); sticky errors show
                                            again in the next CUDA call) */
+    LIBSCAN_ERROR_NCCL = 11,            /* an NCCL call failed (<libscan/nccl.h> only) */
+    LIBSCAN_ERROR_CAPACITY = 12         /* an output holds fewer elements than the call must write
+                                           there (<libscan/nccl.h>: the sort's capacity) */
 } libscan_status_t;
 
 /* Element types. Values are explicit and only ever appended. Scans,

@@ -15,6 +15,8 @@ const char *libscan_status_string(libscan_status_t status) {
     case LIBSCAN_ERROR_TOO_LARGE: return "element count exceeds LIBSCAN_MAX_COUNT";
     case LIBSCAN_ERROR_OUT_OF_MEMORY: return "out of device memory for temporary storage";
     case LIBSCAN_ERROR_CUDA: return "a CUDA call or kernel launch failed";
+    case LIBSCAN_ERROR_NCCL: return "an NCCL call failed";
+    case LIBSCAN_ERROR_CAPACITY: return "an output buffer's capacity is smaller than what the call must write there";
     }
     return "unknown libscan status code";
 }
