@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 #include "libscan/libscan.h"
+#include "core/sibling.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,16 +61,16 @@ typedef struct libscan__call {
 } libscan__call_t;
 
 /* An empty call description with the caller's temp (opts may be NULL). */
-void libscan__call_init(libscan__call_t *c, void *d_temp, size_t temp_bytes, size_t need);
+LIBSCAN__SIBLING void libscan__call_init(libscan__call_t *c, void *d_temp, size_t temp_bytes, size_t need);
 
 /* Appends a buffer; returns its index (for same_as). */
-int libscan__call_buf(libscan__call_t *c, const void *p, size_t bytes, size_t align, int writes, int same_as);
+LIBSCAN__SIBLING int libscan__call_buf(libscan__call_t *c, const void *p, size_t bytes, size_t align, int writes, int same_as);
 
 /* Steps 1-5 above. */
-libscan_status_t libscan__enter(libscan__call_t *c, cudaStream_t stream);
+LIBSCAN__SIBLING libscan_status_t libscan__enter(libscan__call_t *c, cudaStream_t stream);
 
 /* A temp size with the alignment slack every *_temp_bytes() adds (0 stays 0). */
-size_t libscan__with_slack(size_t bytes);
+LIBSCAN__SIBLING size_t libscan__with_slack(size_t bytes);
 
 /* Whether the current device can dereference p (device, managed, mapped or
  * registered host memory; pageable host memory where the device walks the
@@ -81,7 +82,7 @@ libscan_status_t libscan__check_device_pointer(const void *p);
 int libscan__ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
 
 /* A CUDA error as a status, consumed with cudaGetLastError(). */
-libscan_status_t libscan__cuda_status(cudaError_t e);
+LIBSCAN__SIBLING libscan_status_t libscan__cuda_status(cudaError_t e);
 
 #ifdef __cplusplus
 }

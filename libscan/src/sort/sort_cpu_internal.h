@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <libscan/sort.h>
+#include "core/sibling.h"
 
 /* The map of sort.h's "Order" section, then the direction and the bit
  * range: map_bits(x) compares, as an unsigned number, as the sort orders. */
@@ -19,7 +20,7 @@ typedef struct libscan__key_map {
     unsigned begin, end; /* the bit range, end resolved (> 0 unless the key width is 0) */
 } libscan__key_map_t;
 
-libscan__key_map_t libscan__key_map(libscan_dtype_t key, int descending, unsigned begin_bit, unsigned end_bit);
+LIBSCAN__SIBLING libscan__key_map_t libscan__key_map(libscan_dtype_t key, int descending, unsigned begin_bit, unsigned end_bit);
 
 static inline uint64_t libscan__map_bits(const libscan__key_map_t *m, uint64_t x) {
     return x ^ m->xor_all ^ (m->xor_neg & (0 - ((x >> m->top) & 1)));
