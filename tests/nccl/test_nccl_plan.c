@@ -52,7 +52,7 @@ static void test_cut_rule(void **state) {
 static void test_exchange_plan(void **state) {
     (void)state;
     /* 3 ranks; row q = {capacity, to 0, to 1, to 2} */
-    const uint64_t rows[] = {10, 1, 2, 3, /* */ 10, 4, 0, 6, /* */ 9, 0, 7, 1};
+    const uint64_t rows[] = {10, 1, 2, 3, /* */ 10, 4, 0, 6, /* */ 10, 0, 7, 1};
     uint64_t off[3], total, need;
     assert_int_equal(libscan__np_exchange(rows, 3, 0, off, &total, &need), 0);
     assert_true(off[0] == 0 && off[1] == 1 && off[2] == 5 && total == 5 && need == 10);

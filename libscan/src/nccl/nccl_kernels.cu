@@ -5,7 +5,7 @@
 #include "nccl/nccl_internal.h"
 #include "nccl/nccl_plan.h"
 #include "core/dispatch.cuh"
-#include "libscan/cuda/onesweep.cuh" // libscan::sort::Codec: the key map on the device
+#include <type_traits>
 
 namespace {
 
@@ -60,12 +60,22 @@ template <typename T, class Op> __global__ void carry_kernel(const T *totals, in
     *carry = c;
 }
 
-template <typename K> __device__ uint64_t mapped(const K *keys, size_t i, const libscan::sort::Codec<K> &c) {
-    return uint64_t(c.map(keys[i]));
-}
+// The key map's fields (nccl_internal.h) at the key's width: x ^ xor_all ^
+// (sign bit set ? xor_neg : 0), libscan::sort::Codec's formula. Codec itself
+// is not included: onesweep.cuh also defines a non-template kernel, which a
+// second library's object would define twice in a static link.
+template <typename K> struct KeyMap {
+    K xor_all, xor_neg;
+    __device__ uint64_t operator()(K x) const {
+        const K neg = static_cast<K>(static_cast<std::make_signed_t<K>>(x) >> (sizeof(K) * 8 - 1));
+        return uint64_t(static_cast<K>(x ^ xor_all ^ (neg & xor_neg)));
+    }
+};
+
+template <typename K> __device__ uint64_t mapped(const K *keys, size_t i, const KeyMap<K> &c) { return c(keys[i]); }
 
 template <typename K>
-__global__ void samples_kernel(const K *keys, size_t n, size_t s, libscan::sort::Codec<K> codec, uint64_t *out) {
+__global__ void samples_kernel(const K *keys, size_t n, size_t s, KeyMap<K> codec, uint64_t *out) {
     const size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (j >= s) return;
     const size_t pos = libscan__np_sample_pos(n, s, j);
@@ -74,7 +84,7 @@ __global__ void samples_kernel(const K *keys, size_t n, size_t s, libscan::sort:
 }
 
 template <typename K>
-__global__ void bounds_kernel(const K *keys, size_t n, libscan::sort::Codec<K> codec, const uint64_t *want, int nkeys,
+__global__ void bounds_kernel(const K *keys, size_t n, KeyMap<K> codec, const uint64_t *want, int nkeys,
                               uint64_t *bounds) {
     const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= nkeys) return;
@@ -104,8 +114,8 @@ template <class F> cudaError_t with_key_bytes(size_t key_bytes, F &&f) {
     return cudaErrorInvalidValue;
 }
 
-template <typename K> libscan::sort::Codec<K> codec_of(const libscan__nccl_keys_t *k) {
-    return libscan::sort::Codec<K>{static_cast<K>(k->xor_all), static_cast<K>(k->xor_neg)};
+template <typename K> KeyMap<K> codec_of(const libscan__nccl_keys_t *k) {
+    return KeyMap<K>{static_cast<K>(k->xor_all), static_cast<K>(k->xor_neg)};
 }
 
 } // namespace
