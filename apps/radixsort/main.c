@@ -17,6 +17,7 @@
 #include <libscan/sort.h>
 #include "radixsort_chunked.h"
 #include "rs_memory.h"
+#include "rs_gpus.h"
 
 static const char *prog = "radixsort";
 
@@ -35,6 +36,8 @@ static void usage(FILE *f) {
             "      --dtype T        element type of raw files (%s)\n"
             "      --format F       auto|npy|raw|text for every file (default: from the extension)\n"
             "      --device D       auto|cpu|gpu (default auto: the GPU when usable)\n"
+            "      --gpus N         sort across N GPUs of this machine over NCCL (the input in host\n"
+            "                       memory, each GPU's share in its memory; --mem-limit does not apply)%s\n"
             "      --mem-limit B    bytes of memory a sort may use; larger inputs are sorted in chunks\n"
             "                       and merged (default: free GPU memory, or half the RAM on the CPU;\n"
             "                       the environment variable RADIXSORT_MEM_LIMIT sets it too)\n"
@@ -49,7 +52,7 @@ static void usage(FILE *f) {
             "outputs replace their files together, only once both are complete.\n"
             "Key dtypes: uint8, uint16, uint32, uint64, int8, int16, int32, int64, float32, float64, bool.\n"
             "Exit status: 0 success, 1 bad usage or input (or --check: not sorted), 2 internal/GPU failure.\n",
-            arr_dtype_list());
+            arr_dtype_list(), rs_gpus_built() ? "" : "\n                       (not in this build: it was built without NCCL)");
 }
 
 /* The sort type for a file dtype; -1 when the dtype cannot be sorted. */
@@ -194,7 +197,8 @@ int main(int argc, char **argv) {
      * ones, get values from 256 up, so that getopt_long's optopt tells a
      * long option's error from a short one's (app_bad_option). */
     enum { OPT_OUTPUT = 256, OPT_REVERSE, OPT_UNIQUE, OPT_CHECK, OPT_HELP, OPT_VERSION, OPT_VALUES, OPT_VALUES_OUT,
-           OPT_ARGSORT, OPT_IN_PLACE, OPT_DTYPE, OPT_FORMAT, OPT_DEVICE, OPT_MEM_LIMIT, OPT_TIMING, OPT_QUIET };
+           OPT_ARGSORT, OPT_IN_PLACE, OPT_DTYPE, OPT_FORMAT, OPT_DEVICE, OPT_MEM_LIMIT, OPT_TIMING, OPT_QUIET,
+           OPT_GPUS };
     static const struct option longs[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},   {"reverse", no_argument, NULL, OPT_REVERSE},
         {"unique", no_argument, NULL, OPT_UNIQUE},         {"check", no_argument, NULL, OPT_CHECK},
@@ -204,7 +208,7 @@ int main(int argc, char **argv) {
         {"dtype", required_argument, NULL, OPT_DTYPE},     {"format", required_argument, NULL, OPT_FORMAT},
         {"device", required_argument, NULL, OPT_DEVICE},   {"mem-limit", required_argument, NULL, OPT_MEM_LIMIT},
         {"timing", no_argument, NULL, OPT_TIMING},         {"quiet", no_argument, NULL, OPT_QUIET},
-        {NULL, 0, NULL, 0}};
+        {"gpus", required_argument, NULL, OPT_GPUS},       {NULL, 0, NULL, 0}};
     opterr = 0; /* our own one-line messages */
     int c;
     while ((c = getopt_long(argc, argv, ":o:ruch", longs, NULL)) != -1) {
@@ -249,6 +253,15 @@ int main(int argc, char **argv) {
             mem_limit_s = v;
             mem_limit_src = "--mem-limit";
             break;
+        case OPT_GPUS: {
+            uint64_t g = 0;
+            if (app_parse_u64(v, 1, 64, &g, err, sizeof err)) {
+                app_error(prog, "--gpus: %s", err);
+                return APP_EXIT_USAGE;
+            }
+            job.gpus = (int)g;
+            break;
+        }
         default:
             return app_bad_option(prog, c, longs, argv);
         }
@@ -305,6 +318,23 @@ int main(int argc, char **argv) {
         return APP_EXIT_USAGE;
     }
     if (check) return check_sorted(&job);
+    if (job.gpus) {
+        if (device == APP_DEVICE_CPU) {
+            app_error(prog, "--gpus and --device cpu contradict each other");
+            return APP_EXIT_USAGE;
+        }
+        app_timing_t tg;
+        app_timing_init(&tg, timing);
+        app_timing_start(&tg, "gpu init");
+        int rg = rs_gpus_check(prog, job.gpus);
+        app_timing_stop(&tg);
+        if (rg == APP_EXIT_OK) {
+            job.use_gpu = true;
+            rg = rs_sort_in_memory(&job, &tg); /* the host path; its sort goes through rs_gpus.c */
+        }
+        app_timing_print(&tg, prog);
+        return rg;
+    }
 
     app_timing_t tm;
     app_timing_init(&tm, timing);

@@ -1,5 +1,6 @@
 /* radixsort_chunked.c -- see radixsort_chunked.h. */
 #include "radixsort_chunked.h"
+#include "rs_gpus.h"
 #include "common/par_io.h"
 #include "common/stream_io.h"
 #include "rs_merge.h"
@@ -36,6 +37,7 @@ static int gpu_fail(const char *prog, const char *what, libscan_status_t st, cud
 }
 
 int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
+    if (job->gpus > 0) return rs_gpus_sort_host(job, keys, idx, n);
     libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
     o.descending = job->descending;
     const size_t ks = libscan_dtype_size(job->key);

@@ -24,6 +24,7 @@ typedef struct rs_job {
     arr_dtype_t key_file_dtype; /* the file's dtype (i8/i16 are widened to i32) */
     bool descending, unique, argsort, use_gpu, quiet;
     size_t chunk;               /* keys per chunk */
+    int gpus;                   /* --gpus N: sort across N GPUs (rs_gpus.h); 0: one GPU or the CPU */
 } rs_job_t;
 
 /* Widening of narrow signed keys: i8/i16 -> i32 in place in buf (room for n
