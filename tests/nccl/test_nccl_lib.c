@@ -95,12 +95,15 @@ static void run_ranks(world_t *w, void *(*fn)(job_t *), void *ctx, job_t *jobs) 
     for (int r = 0; r < w->n; ++r) pthread_join(th[r], NULL);
 }
 
-/* Shard sizes for `total` over n ranks: ragged (not total / n each), rank 1
- * (or the only rank's neighbour) empty when there are several. */
-static void shard_sizes(size_t total, int n, size_t *count, size_t *start) {
+/* Shard sizes for `total` over n ranks: ragged (not total / n each), with
+ * an empty rank when there are several: rank 0 for odd variants, else rank
+ * 1 (unless it is the last, which takes what is left: then the shares are
+ * just ragged). */
+static void shard_sizes(size_t total, int n, uint64_t variant, size_t *count, size_t *start) {
     size_t left = total;
+    const int empty = n < 2 ? -1 : (variant & 1) ? 0 : 1;
     for (int r = 0; r < n; ++r) {
-        size_t c = n == 1 ? total : r == 1 ? 0 : r == n - 1 ? left : (total / (size_t)n) * (size_t)(r % 3 + 1) / 2 + 7;
+        size_t c = r == n - 1 ? left : r == empty ? 0 : (total / (size_t)n) * (size_t)(r % 3 + 1) / 2 + 7;
         if (c > left) c = left;
         start[r] = total - left;
         count[r] = c;
@@ -171,7 +174,7 @@ static void check_scans(int many) {
                     memset(out, 0xA5, total * es); /* poisoned */
                     s.in = in;
                     s.out = out;
-                    shard_sizes(total, w->n, s.count, s.start);
+                    shard_sizes(total, w->n, idx, s.count, s.start);
                     job_t jobs[MAX_RANKS];
                     run_ranks(w, scan_rank, &s, jobs);
                     for (int q = 0; q < w->n; ++q)
@@ -266,7 +269,7 @@ static void sort_case(world_t *w, libscan_dtype_t key, ref_dist_t dist, size_t v
     rng_init(&r, "nccl-sort", idx);
     ref_fill(&r, key, dist, keys, total);
     if (vb) ref_iota(vals, total, vb);
-    shard_sizes(total, w->n, s.count, s.start);
+    shard_sizes(total, w->n, idx, s.count, s.start);
     size_t slots = 0;
     for (int q = 0; q < w->n; ++q) {
         s.capacity[q] = libscan_nccl_sort_capacity(total, w->n);
