@@ -12,7 +12,9 @@
 #   3. The nvidia-nccl-cu13 (or -cu12) wheel of `python3` (or $Python3_EXECUTABLE):
 #      the package folder of `import nvidia.nccl` has include/nccl.h and
 #      lib/libnccl.so.2 (the wheel has no unversioned libnccl.so, hence that
-#      name is searched too).
+#      name is searched too). nvidia.nccl is a namespace package in the
+#      2.2x-2.3x wheels (no __init__.py, so __file__ is None): its folder is
+#      then __path__[0].
 # Sets <result-var> to TRUE or FALSE and, when found, LIBSCAN_NCCL_VERSION
 # (from NCCL_MAJOR/MINOR/PATCH in nccl.h) and LIBSCAN_NCCL_LIBRARY. Needs
 # NCCL >= 2.7 (ncclSend/ncclRecv); an older one counts as not found.
@@ -62,13 +64,16 @@ function(libscan_find_nccl result)
 
   # 3. The pip wheel (nvidia-nccl-cu13 / -cu12).
   if(NOT _found)
-    set(_py "${Python3_EXECUTABLE}")
-    if(NOT _py)
-      find_program(_py NAMES python3)
+    if(Python3_EXECUTABLE)
+      set(_py "${Python3_EXECUTABLE}")
+    else()
+      find_program(LIBSCAN_PYTHON3 NAMES python3)
+      set(_py "${LIBSCAN_PYTHON3}")
     endif()
     if(_py)
       execute_process(
-        COMMAND "${_py}" -c "import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))"
+        COMMAND "${_py}" -c
+          "import nvidia.nccl as m, os; print(os.path.dirname(m.__file__) if getattr(m, '__file__', None) else list(m.__path__)[0])"
         OUTPUT_VARIABLE _wheel OUTPUT_STRIP_TRAILING_WHITESPACE
         RESULT_VARIABLE _rc ERROR_QUIET)
       if(_rc EQUAL 0 AND IS_DIRECTORY "${_wheel}/include")
