@@ -270,10 +270,14 @@ static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t
         goto done;
     }
 
-    /* 5. The exchange, then the received runs sorted in the outputs. */
+    /* 5. The exchange, then the received runs sorted in the outputs. One
+     * non-empty run (one rank; or keys that all come from one rank, as
+     * already-sorted input does) is sorted already and stays as it came. */
     if ((e = exchange(s, a_keys, a_vals, cut, rows, recv_off, stream)) != cudaSuccess || s->status != LIBSCAN_SUCCESS)
         goto done;
-    e = final_sort(s, t, &l, temp_bytes, (size_t)m, stream);
+    int runs = 0;
+    for (int q = 0; q < N; ++q) runs += rows[(size_t)q * stride + 1 + (size_t)me] > 0;
+    if (runs > 1) e = final_sort(s, t, &l, temp_bytes, (size_t)m, stream);
 done:
     free(h);
     return e;
