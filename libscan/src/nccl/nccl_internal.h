@@ -52,6 +52,14 @@ cudaError_t libscan__nccl_samples(const void *d_sorted, size_t count, const libs
 cudaError_t libscan__nccl_bounds(const void *d_sorted, size_t count, const libscan__nccl_keys_t *k,
                                  const uint64_t *d_keys, int nkeys, uint64_t *d_bounds, cudaStream_t stream);
 
+/* Merges nruns (1..64) sorted runs lying back to back from element 0 of the
+ * buffer set keys[0]/vals[0] (run i: lens[i] keys, values of value_bytes 0,
+ * 4 or 8 alongside; vals NULL for 0) into one stable sorted run, by rounds
+ * of pairwise merges of adjacent runs (nccl_merge.h) between set 0 and set 1.
+ * *result = the set that holds it: ceil(log2(nruns)) rounds, odd: 1. */
+cudaError_t libscan__nccl_merge_runs(const libscan__nccl_keys_t *k, size_t value_bytes, void *keys[2], void *vals[2],
+                                     const uint64_t *lens, int nruns, int *result, cudaStream_t stream);
+
 /* The NCCL type of a scan dtype (ncclNumTypes for none). */
 ncclDataType_t libscan__nccl_type(libscan_dtype_t dtype);
 

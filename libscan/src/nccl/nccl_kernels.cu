@@ -4,6 +4,7 @@
 // scan and sort, called through the public API.
 #include "nccl/nccl_internal.h"
 #include "nccl/nccl_plan.h"
+#include "nccl/nccl_merge.h"
 #include "core/dispatch.cuh"
 #include <type_traits>
 
@@ -103,6 +104,16 @@ __global__ void bounds_kernel(const K *keys, size_t n, KeyMap<K> codec, const ui
     }
 }
 
+// One pair of adjacent runs: thread t merges outputs [t ITEMS, (t+1) ITEMS).
+constexpr int kMergeItems = 8;
+template <typename K, typename V>
+__global__ void __launch_bounds__(256) merge_kernel(const K *src, const V *vsrc, size_t na, size_t nb, K *dst,
+                                                     V *vdst, KeyMap<K> map) {
+    const size_t d0 = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * kMergeItems;
+    libscan::nccl_merge::merge_items(src, vsrc, na, src + na, vsrc ? vsrc + na : nullptr, nb, dst, vdst, d0,
+                                     size_t(kMergeItems), map);
+}
+
 // The key launchers: K from the key size (the map's fields carry the type).
 template <class F> cudaError_t with_key_bytes(size_t key_bytes, F &&f) {
     switch (key_bytes) {
@@ -169,4 +180,64 @@ extern "C" cudaError_t libscan__nccl_bounds(const void *d_sorted, size_t count, 
                                                                           codec_of<K>(k), d_keys, nkeys, d_bounds);
         return cudaGetLastError();
     });
+}
+
+// Rounds of pairwise merges of adjacent runs (rank order kept, so A, the
+// earlier, wins ties), ping-ponging between the buffer sets; an odd run out
+// is copied across. Run i has lens[i] keys; runs start at 0, back to back.
+extern "C" cudaError_t libscan__nccl_merge_runs(const libscan__nccl_keys_t *k, size_t value_bytes, void *keys[2],
+                                                void *vals[2], const uint64_t *lens_in, int nruns, int *result,
+                                                cudaStream_t stream) {
+    uint64_t lens[64];
+    if (nruns < 1 || nruns > 64) return cudaErrorInvalidValue;
+    for (int i = 0; i < nruns; ++i) lens[i] = lens_in[i];
+    int cur = 0;
+    const size_t ks = k->key_bytes;
+    while (nruns > 1) {
+        size_t off = 0;
+        int out = 0;
+        for (int i = 0; i < nruns; i += 2, ++out) {
+            char *sk = static_cast<char *>(keys[cur]) + off * ks, *dk = static_cast<char *>(keys[1 - cur]) + off * ks;
+            char *sv = value_bytes ? static_cast<char *>(vals[cur]) + off * value_bytes : nullptr;
+            char *dv = value_bytes ? static_cast<char *>(vals[1 - cur]) + off * value_bytes : nullptr;
+            if (i + 1 == nruns) { // the odd one out
+                cudaError_t e = cudaMemcpyAsync(dk, sk, lens[i] * ks, cudaMemcpyDeviceToDevice, stream);
+                if (e == cudaSuccess && value_bytes)
+                    e = cudaMemcpyAsync(dv, sv, lens[i] * value_bytes, cudaMemcpyDeviceToDevice, stream);
+                if (e != cudaSuccess) return e;
+                lens[out] = lens[i];
+                off += lens[i];
+                continue;
+            }
+            const size_t na = lens[i], nb = lens[i + 1], threads = (na + nb + kMergeItems - 1) / kMergeItems;
+            const unsigned blocks = unsigned((threads + 255) / 256);
+            cudaError_t e = with_key_bytes(ks, [&](auto key) {
+                using K = decltype(key);
+                const KeyMap<K> map = codec_of<K>(k);
+                if (value_bytes == 4)
+                    merge_kernel<<<blocks, 256, 0, stream>>>(reinterpret_cast<const K *>(sk),
+                                                             reinterpret_cast<const uint32_t *>(sv), na, nb,
+                                                             reinterpret_cast<K *>(dk), reinterpret_cast<uint32_t *>(dv),
+                                                             map);
+                else if (value_bytes == 8)
+                    merge_kernel<<<blocks, 256, 0, stream>>>(reinterpret_cast<const K *>(sk),
+                                                             reinterpret_cast<const uint64_t *>(sv), na, nb,
+                                                             reinterpret_cast<K *>(dk), reinterpret_cast<uint64_t *>(dv),
+                                                             map);
+                else
+                    merge_kernel<<<blocks, 256, 0, stream>>>(reinterpret_cast<const K *>(sk),
+                                                             static_cast<const uint32_t *>(nullptr), na, nb,
+                                                             reinterpret_cast<K *>(dk), static_cast<uint32_t *>(nullptr),
+                                                             map);
+                return cudaGetLastError();
+            });
+            if (e != cudaSuccess) return e;
+            lens[out] = na + nb;
+            off += na + nb;
+        }
+        nruns = out;
+        cur = 1 - cur;
+    }
+    *result = cur;
+    return cudaSuccess;
 }

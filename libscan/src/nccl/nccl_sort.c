@@ -101,12 +101,12 @@ static libscan_status_t gather_u64(sort_ctx_t *s, const void *send, void *recv, 
 }
 
 /* The exchange: the piece for rank q of the sorted shard (from cut[q], cnt
- * keys) goes to q, q's piece for this rank lands at recv_off[q] of the
- * outputs; this rank's own piece is a device copy. */
+ * keys) goes to q, q's piece for this rank lands at recv_off[q] of ok/ov
+ * (the outputs, or the alternate buffers when the merge rounds end in the
+ * outputs that way); this rank's own piece is a device copy. */
 static cudaError_t exchange(sort_ctx_t *s, const char *a_keys, const char *a_vals, const uint64_t *cut,
-                            const uint64_t *rows, const uint64_t *recv_off, cudaStream_t stream) {
+                            const uint64_t *rows, const uint64_t *recv_off, char *ok, char *ov, cudaStream_t stream) {
     const size_t ks = libscan_dtype_size(s->key), vb = s->vb, stride = (size_t)s->nranks + 1;
-    char *ok = s->keys_out, *ov = s->vals_out;
     if (ncclGroupStart() != ncclSuccess) goto nccl_failed;
     for (int q = 0; q < s->nranks; ++q) {
         const size_t send = (size_t)(cut[q + 1] - cut[q]);
@@ -194,7 +194,8 @@ static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t
     libscan__np_triple_t *triples = (libscan__np_triple_t *)(blocks + (size_t)N * words);
     uint64_t *counts = (uint64_t *)(triples + (size_t)N * LIBSCAN__NP_SAMPLES);
     libscan__np_triple_t *split = (libscan__np_triple_t *)(counts + stride);
-    uint64_t *vec = (uint64_t *)(split + N); /* split keys, bounds, cuts, row, recv_off: N + 1 words each */
+    uint64_t *vec = (uint64_t *)(split + N); /* split keys, bounds (2x), cuts, row, recv_off: N + 1 words
+                                                 each, then rows (N of them) and the run lengths */
     uint64_t *split_keys = vec, *bounds = vec + stride, *cut = bounds + 2 * stride, *row = cut + stride;
     uint64_t *recv_off = row + stride, *rows = recv_off + stride;
 
@@ -270,14 +271,44 @@ static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t
         goto done;
     }
 
-    /* 5. The exchange, then the received runs sorted in the outputs. One
-     * non-empty run (one rank; or keys that all come from one rank, as
-     * already-sorted input does) is sorted already and stays as it came. */
-    if ((e = exchange(s, a_keys, a_vals, cut, rows, recv_off, stream)) != cudaSuccess || s->status != LIBSCAN_SUCCESS)
-        goto done;
+    /* 5. The exchange, then the received runs, each sorted, made one: merged
+     * (rounds of pairwise merges, nccl_merge.h), or sorted again with
+     * libscan_sort where LIBSCAN_NCCL_MERGE=0 or there are more than 64
+     * runs. One non-empty run (one rank; or keys that all come from one
+     * rank, as already-sorted input does) is sorted already. The merge's
+     * rounds ping-pong between the outputs and the alternate buffers, so
+     * with an odd number of rounds the runs are received into the alternate
+     * and the last round lands in the outputs. */
+    uint64_t *lens = rows + (size_t)N * stride;
     int runs = 0;
-    for (int q = 0; q < N; ++q) runs += rows[(size_t)q * stride + 1 + (size_t)me] > 0;
-    if (runs > 1) e = final_sort(s, t, &l, temp_bytes, (size_t)m, stream);
+    for (int q = 0; q < N; ++q) {
+        const uint64_t c = rows[(size_t)q * stride + 1 + (size_t)me];
+        if (c) lens[runs++] = c;
+    }
+    const char *merge_env = getenv("LIBSCAN_NCCL_MERGE");
+    const int merge = runs > 1 && runs <= 64 && !(merge_env && strcmp(merge_env, "0") == 0);
+    int rounds = 0;
+    while (merge && (1 << rounds) < runs) ++rounds;
+    char *alt_keys = t + l.r, *alt_vals = s->vb ? t + l.r + l.r_alt_vals : NULL;
+    char *rk = (rounds & 1) ? alt_keys : s->keys_out, *rv = (rounds & 1) ? alt_vals : s->vals_out;
+    if ((e = exchange(s, a_keys, a_vals, cut, rows, recv_off, rk, rv, stream)) != cudaSuccess ||
+        s->status != LIBSCAN_SUCCESS)
+        goto done;
+    if (merge) {
+        void *keys[2] = {rk, rk == alt_keys ? s->keys_out : alt_keys};
+        void *vals[2] = {rv, rv == alt_vals ? s->vals_out : alt_vals};
+        int result = 0;
+        e = libscan__nccl_merge_runs(&kmap, s->vb, keys, s->vb ? vals : NULL, lens, runs, &result, stream);
+        /* The rounds' parity chose the receive buffers so that keys[result] is
+         * the outputs; a copy only if that ever changed. */
+        if (e == cudaSuccess && keys[result] != s->keys_out) {
+            e = cudaMemcpyAsync(s->keys_out, keys[result], (size_t)m * ks, cudaMemcpyDeviceToDevice, stream);
+            if (e == cudaSuccess && s->vb)
+                e = cudaMemcpyAsync(s->vals_out, vals[result], (size_t)m * s->vb, cudaMemcpyDeviceToDevice, stream);
+        }
+    } else if (runs > 1) {
+        e = final_sort(s, t, &l, temp_bytes, (size_t)m, stream);
+    }
 done:
     free(h);
     return e;
