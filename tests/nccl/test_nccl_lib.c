@@ -6,7 +6,9 @@
  * asks. Shard sizes do not divide by the rank count, and one rank is empty.
  * Expected values: the scan reference of tests/support (over the
  * concatenation of the shards) and the stable qsort order of tests/sort;
- * the ranks' outputs are concatenated in rank order and compared whole. The
+ * the ranks' outputs are concatenated in rank order and compared whole;
+ * the received runs are merged or sorted again (LIBSCAN_NCCL_MERGE) by
+ * turns. The
  * sort's capacity refusal is checked on every rank. Without a GPU (or with
  * one GPU, for the multi-rank cases) the tests skip with the reason. */
 #include "support/harness.h"
@@ -263,6 +265,8 @@ static void sort_case(world_t *w, libscan_dtype_t key, ref_dist_t dist, size_t v
     s.vb = vb;
     s.descending = desc;
     s.caller_temp = (int)(idx & 1);
+    /* the final step both ways: the merge of the received runs, and the re-sort */
+    setenv("LIBSCAN_NCCL_MERGE", (idx >> 1) & 1 ? "0" : "1", 1);
     const size_t ks = libscan_dtype_size(key);
     unsigned char *keys = malloc(total * ks + 8), *vals = malloc(total * 8 + 8);
     rng_t r;

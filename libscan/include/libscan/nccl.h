@@ -186,7 +186,11 @@ LIBSCAN_API size_t libscan_nccl_sort_capacity(size_t total, int nranks);
  * splitters; binary searches cut each sorted shard at the splitters; the
  * ranks all-gather their send counts and capacities; one ncclSend/ncclRecv
  * group moves every piece (the rank's own piece by a device copy); each rank
- * sorts the runs it received (libscan_sort, stable, runs in rank order).
+ * merges the sorted runs it received, in rounds of stable pairwise merges
+ * (earlier ranks first on ties). The environment variable
+ * LIBSCAN_NCCL_MERGE=0 (read at every call) sorts them again with
+ * libscan_sort instead, as also happens with more than 64 runs; the result
+ * is the same.
  *
  * Load balance. Splitters are triples, not keys, so the shares are even
  * whatever the keys: all equal, two distinct, one rank holding everything
