@@ -27,8 +27,11 @@
  *          their kernels.
  * Streams  Work is enqueued on `stream`, on the rank's device. The scans
  *          never wait on the host. The sort synchronises with `stream`
- *          three times (the sample, the counts, the exchange plan); it
- *          returns with the final local sort enqueued, not finished.
+ *          three times (the samples, the cuts, the exchange plan); it
+ *          returns with the exchange and the final merge enqueued, not
+ *          finished. So the sort cannot be captured into a CUDA graph
+ *          (under capture it returns LIBSCAN_ERROR_CUDA); the scans can be,
+ *          as far as NCCL's own capture support goes.
  * Checks   Arguments are checked on each rank before it communicates; a
  *          rank that returns an argument error has communicated nothing, so
  *          the others would wait for it: give every rank consistent
