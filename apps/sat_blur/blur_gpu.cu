@@ -169,6 +169,9 @@ int run_passes(Gpu &g, const DeviceJob &j, blur_times_t *times, char *err, size_
     auto *wtab = static_cast<unsigned char *>(g.alloc(j.weighted ? n * 4 : 0));
     auto *wtemp = static_cast<unsigned char *>(g.alloc(j.weighted ? wtemp_bytes : 0));
     if (g.e != cudaSuccess) return g.fail(err, errlen);
+    // The allocations ran on the host while the stream stood idle: restart
+    // the lap clock so that times->sat counts the GPU's work, not them.
+    g.lap(nullptr);
     const libscan_sat_image_t img = {j.img, sdt, (int)C, W, H, W * C * (size_t)f.sample_bytes};
     const libscan_sat_image_t table = {tab, tdt, (int)C, W, H, W * C * (size_t)f.table_bytes};
     const libscan_sat_image_t wtable = {wtab, LIBSCAN_U32, 1, W, H, W * 4};
