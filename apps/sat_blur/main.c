@@ -62,6 +62,10 @@ static const char kHelp[] =
     "  --subsampling S     JPEG chroma subsampling 420, 422 or 444 (4:2:0 ... 4:4:4,\n"
     "                      the last at full colour resolution); default 420, as PIL\n"
     "                      (and ImageMagick below quality 90)\n"
+    "  --jpeg-encoder E    turbojpeg (default: the same bytes on GPU and CPU, and\n"
+    "                      the faster one where measured) or nvjpeg (on the GPU,\n"
+    "                      where the build has it; TurboJPEG writes the file with\n"
+    "                      a note if it cannot)\n"
     "  --compression N     PNG compression, zlib level 0..9: 0 none, 1 fastest,\n"
     "                      9 smallest (default 5; 6 gives the size of libpng's\n"
     "                      default, at about twice the time). A single image is\n"
@@ -100,9 +104,8 @@ static const char kHelp[] =
     "where alpha is 0, as transparent black); integer tables make GPU and CPU\n"
     "output identical.\n"
     "JPEG output has no alpha: it is dropped (colours kept as they are), as\n"
-    "ImageMagick's convert does. On the GPU, JPEG is encoded with nvJPEG when the\n"
-    "build has it (else, or if it fails, with TurboJPEG; the pixels differ only by\n"
-    "rounding); on the CPU with TurboJPEG.\n"
+    "ImageMagick's convert does. JPEG is encoded with TurboJPEG on GPU and CPU\n"
+    "alike (the same bytes), or with nvJPEG when asked (--jpeg-encoder).\n"
     "Options may come before or after the files (--opt=V or --opt V); -- ends\n"
     "the options.\n"
     "Exit status: 0 success, 1 bad usage or input (a corrupt or truncated PNG or\n"
@@ -126,6 +129,7 @@ typedef struct options {
     bool aperture_set, max_radius_set;
     app_device_t device;
     img_jpeg_subsampling_t subsampling;
+    bool nvjpeg; /* --jpeg-encoder nvjpeg */
 } options_t;
 
 /* Parses a double option value in [lo, hi]; one-line error and 0 on failure. */
@@ -148,7 +152,7 @@ enum {
     OPT_DEPTH = 256, OPT_RADIUS, OPT_TILT_SHIFT, OPT_FOCUS, OPT_FOCUS_AT, OPT_APERTURE, OPT_MAX_RADIUS,
     OPT_INVERT_DEPTH, OPT_PASSES, OPT_NO_LINEAR, OPT_QUALITY, OPT_DEVICE, OPT_MAX_PIXELS, OPT_FORCE, OPT_TIMING,
     OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_SUBSAMPLING, OPT_BATCH, OPT_FORMAT, OPT_DEPTH_DIR, OPT_DRY_RUN,
-    OPT_COMPRESSION
+    OPT_COMPRESSION, OPT_JPEG_ENCODER
 };
 
 static const struct option kLongs[] = {
@@ -165,6 +169,7 @@ static const struct option kLongs[] = {
     {"batch", no_argument, NULL, OPT_BATCH},                 {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, OPT_FORMAT},         {"depth-dir", required_argument, NULL, OPT_DEPTH_DIR},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},             {"compression", required_argument, NULL, OPT_COMPRESSION},
+    {"jpeg-encoder", required_argument, NULL, OPT_JPEG_ENCODER},
     {NULL, 0, NULL, 0}};
 
 static int check_modes(const options_t *o);
@@ -258,6 +263,14 @@ static int parse_args(int argc, char **argv, options_t *o) {
         case OPT_SUBSAMPLING:
             if (img_jpeg_parse_subsampling(v, &o->subsampling) != 0) {
                 app_error(kProg, "--subsampling: '%s' is not 420, 422 or 444", v);
+                return APP_EXIT_USAGE;
+            }
+            break;
+        case OPT_JPEG_ENCODER:
+            if (strcmp(v, "turbojpeg") == 0) o->nvjpeg = false;
+            else if (strcmp(v, "nvjpeg") == 0) o->nvjpeg = true;
+            else {
+                app_error(kProg, "--jpeg-encoder: '%s' is not turbojpeg or nvjpeg", v);
                 return APP_EXIT_USAGE;
             }
             break;
@@ -390,6 +403,7 @@ static frame_params_t frame_params(const options_t *o) {
     p.no_linear = o->no_linear;
     p.write.jpeg_quality = (int)o->quality;
     p.write.jpeg_subsampling = (int)o->subsampling;
+    p.write.jpeg_gpu = o->nvjpeg;
     if (o->compression >= 0)
         p.write.png_compression = o->compression == 0 ? IMG_PNG_NO_COMPRESSION : (int)o->compression;
     /* A single image's PNG is compressed on every core; in batch mode the
