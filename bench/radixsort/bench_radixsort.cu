@@ -15,7 +15,7 @@
 //   CUB int64    the same with an `int64_t` item count (64-bit offsets);
 //   memcpy       cudaMemcpyAsync of the keys' (and values') bytes: the
 //                device's copy rate (bytes read + written per second);
-//   baseline     (--baseline) caller temp with libscan__sort_use_baseline(1):
+//   baseline     (--baseline) caller temp with libscan__sort_force_path(1):
 //                every sort down the onesweep passes, as before the counting
 //                sort of 8/16-bit keys (issue #23), in the same process.
 // The faster CUB is the reference ("best CUB"). Medians of the per-call
@@ -47,9 +47,11 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/version.cuh>
+#include "libscan/cuda/sort_tuning.cuh"
 
-// The bench-only switch of sort_internal.h (libscan_static exports it).
-extern "C" void libscan__sort_use_baseline(int on);
+// The bench-only switch of sort_internal.h (libscan_static exports it):
+// 0 the library's choice, 1 always the onesweep passes.
+extern "C" void libscan__sort_force_path(int path);
 
 #include <algorithm>
 #include <chrono>
@@ -113,12 +115,13 @@ bool g_with_baseline = false; // --baseline
 
 // Bytes libscan's method moves per key of KEY_BYTES with VALUE_BYTES values
 // over the whole key (the floor's model, stated in the report's header):
-//   8/16-bit keys, no values: the counting sort reads the keys once (16-bit:
-//     twice, one half of the counters per read) and writes them once;
+//   8/16-bit keys, no values, from CountingTuning::min_keys() on: the
+//     counting sort reads the keys once (16-bit: twice, one half of the
+//     counters per read) and writes them once;
 //   otherwise one histogram read of the keys, then per 8-bit pass a read and
 //     a write of keys and values.
-double floor_bytes_per_key(size_t key_bytes, size_t value_bytes) {
-    if (key_bytes <= 2 && value_bytes == 0) return double(key_bytes == 1 ? 2 : 3) * double(key_bytes);
+double floor_bytes_per_key(size_t n, size_t key_bytes, size_t value_bytes) {
+    if (key_bytes <= 2 && value_bytes == 0 && n >= libscan::sort::CountingTuning::min_keys(key_bytes)) return double(key_bytes == 1 ? 2 : 3) * double(key_bytes);
     const double passes = double(key_bytes); // 8-bit digits
     return double(key_bytes) + passes * 2.0 * double(key_bytes + value_bytes);
 }
@@ -264,9 +267,9 @@ Row measure(const char *name, size_t n, int dist, bool desc, int warmup, int rep
     calls[kMemcpy] = [&] { CK(cudaMemcpyAsync(copy_dst, copy_src, copy_bytes, cudaMemcpyDeviceToDevice, s)); };
     calls[kBaseline] = [&] {
         if (!g_with_baseline) return;
-        libscan__sort_use_baseline(1);
+        libscan__sort_force_path(1);
         LS(libscan_sort(k_in, k_lib, v_in, v_lib, n, KeyOf<T>::k, vb, &with_temp, s));
-        libscan__sort_use_baseline(0);
+        libscan__sort_force_path(0);
     };
 
     Row r{name, kDistNames[dist], n, reps, {}, 0, 0, 0, sizeof(T), vb};
@@ -376,7 +379,7 @@ int main(int argc, char **argv) {
     std::vector<int> logs{16, 20, 24, 28};
     int reps = 21, warmup = 3, reps_2p28 = -1, reps_small = 101;
     bool dists = true, reps_given = false;
-    std::string only; // --only: rows whose case name contains this
+    std::string only; // --only: rows whose case name contains one of these (comma-separated)
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() -> const char * {
@@ -395,7 +398,8 @@ int main(int argc, char **argv) {
                 "usage: bench_radixsort [--logs 16,20,24,28] [--reps 21] [--reps-2p28 N] [--warmup 3] [--no-dists]\n"
                 "                       [--baseline] [--only TEXT]\n"
                 "--baseline also times every sort down the onesweep passes (the path before issue #23's\n"
-                "counting sort), interleaved; --only keeps the rows whose case name contains TEXT.\n"
+                "counting sort), interleaved; --only keeps the rows whose case name contains TEXT (or one of\n"
+                "several, comma-separated).\n"
                 "Times libscan_sort without temp (opts = NULL: the temp cache) and with caller temp, CUB's\n"
                 "DeviceRadixSort with int and int64_t item counts, and a memcpy of the same bytes, interleaved\n"
                 "(one call of each per round; medians of --reps rounds, or of %d below 2^21 keys unless --reps\n"
@@ -431,7 +435,13 @@ int main(int argc, char **argv) {
         const int r = lg >= 28 ? reps_2p28 : (!reps_given && lg <= 20 ? std::max(reps, reps_small) : reps);
         // Rows whose case name contains --only's text (all without it).
         auto row = [&](const char *cas, auto measure_row) {
-            if (only.empty() || std::string(cas).find(only) != std::string::npos) rows.push_back(measure_row(cas));
+            bool keep = only.empty();
+            for (size_t p = 0; !keep && p <= only.size();) { // comma-separated texts
+                const size_t q = std::min(only.find(',', p), only.size());
+                keep = std::string(cas).find(only.substr(p, q - p)) != std::string::npos;
+                p = q + 1;
+            }
+            if (keep) rows.push_back(measure_row(cas));
         };
         auto M = [&](auto key_tag, auto pairs_tag, int d, bool desc) {
             using T = decltype(key_tag);
@@ -511,14 +521,14 @@ int main(int argc, char **argv) {
 
     std::printf("\n## Issue #23: against best CUB, the bytes-moved floor%s\n\n",
                 g_with_baseline ? " and the baseline" : "");
-    std::printf("Caller-temp calls. Floor: the bytes libscan's method moves per key (8/16-bit keys without values: "
-                "the counting sort, 8-bit keys read once and written once = 2 B, 16-bit keys read twice and "
+    std::printf("Caller-temp calls. Floor: the bytes libscan's method moves per key (8-bit keys without values, "
+                "and 16-bit ones from 2^24: the counting sort, 8-bit keys read once and written once = 2 B, 16-bit keys read twice and "
                 "written once = 6 B; every other row: one histogram read of the keys, then per 8-bit pass one read "
                 "and one write of key and value, e.g. u32 keys 4 + 4 x 8 = 36 B, u64 keys 8 + 8 x 16 = 136 B, "
                 "u32/u32 pairs 4 + 4 x 16 = 68 B) at the copy rate of the memcpy column (2 x its bytes per "
                 "second). fraction = floor time / caller temp. #23: caller temp / best CUB against the issue's "
                 "bound at 2^28.%s\n\n",
-                g_with_baseline ? " baseline: the same call down the onesweep passes (libscan__sort_use_baseline); "
+                g_with_baseline ? " baseline: the same call down the onesweep passes (libscan__sort_force_path); "
                                   "vs baseline = caller temp / baseline, at most 1.02 (noise) passes."
                                 : "");
     std::printf("| case | distribution | n | caller temp | Gkeys/s | best CUB | caller / best CUB | #23 bound | #23 | "
@@ -529,7 +539,7 @@ int main(int argc, char **argv) {
         const double best = int32_ok ? std::min(r.ms[kCub32], r.ms[kCub64]) : r.ms[kCub64];
         const double lib = r.ms[kCallerTemp], ratio = lib / best, bound = target23(r);
         const double rate = 2.0 * double(r.n) * double(r.key_bytes + r.value_bytes) / (r.ms[kMemcpy] * 1e-3);
-        const double fb = floor_bytes_per_key(r.key_bytes, r.value_bytes);
+        const double fb = floor_bytes_per_key(r.n, r.key_bytes, r.value_bytes);
         const double floor_ms = double(r.n) * fb / rate * 1e3;
         const bool met = bound == 0 || ratio <= bound;
         missed23 += met ? 0 : 1;

@@ -1,6 +1,8 @@
 /* test_sort_counting.c -- the counting-sort short path of the GPU sort (label
  * gpu): U8 and U16 keys without values over the whole key (sort_launch.cu,
- * counting_sort.cuh). Against qsort of the same keys: uniform keys, one key
+ * counting_sort.cuh), taken at every size through the tests' switch
+ * (libscan__sort_force_path), and once each where the library chooses it
+ * itself (U16 from 2^24 keys). Against qsort of the same keys: uniform keys, one key
  * value, the two extreme values only (a fill block spans all digits between
  * them), every U16 value once; ascending and descending; sizes around the
  * 16-byte vectors, fill tiles and 2^16; input and output pointers off the
@@ -15,6 +17,11 @@
 #include <string.h>
 
 enum { D_UNIFORM, D_ONE_VALUE, D_EXTREMES, D_EVERY_VALUE, D_COUNT };
+
+/* sort_internal.h's switch (libscan_static exports it): 0 the library's
+ * choice, 2 the counting sort wherever it applies. */
+void libscan__sort_force_path(int path);
+enum { PATH_AUTO = 0, PATH_COUNTING = 2 };
 
 static int cmp_u8(const void *a, const void *b) { return (int)*(const uint8_t *)a - (int)*(const uint8_t *)b; }
 static int cmp_u16(const void *a, const void *b) { return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b; }
@@ -102,6 +109,7 @@ static void test_counting_sort_against_qsort(void **state) {
     const size_t sizes[] = {2, 15, 17, 31, 33, 4095, 4097, 8193, 65536, 65541, ((size_t)1 << 20) + 3};
     const size_t offsets[3][2] = {{0, 0}, {1, 3}, {3, 1}};
     uint64_t idx = 0;
+    libscan__sort_force_path(PATH_COUNTING);
     for (int k = 0; k < 2; ++k)
         for (int d = 0; d < D_COUNT; ++d)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
@@ -109,6 +117,16 @@ static void test_counting_sort_against_qsort(void **state) {
                     const size_t n = test_capped_n(sizes[s], 1);
                     one_case(keys_of[k], d, (int)(idx & 1), n, offsets[o][0], offsets[o][1], 0, idx);
                 }
+    libscan__sort_force_path(PATH_AUTO);
+}
+
+/* The library's own choice at sizes where it takes the counting sort. */
+static void test_counting_sort_chosen(void **state) {
+    (void)state;
+    test_require_gpu();
+    libscan__sort_force_path(PATH_AUTO); /* also after a failed test that forced the counting sort */
+    one_case(LIBSCAN_U8, D_UNIFORM, 0, test_capped_n(100003, 1), 1, 0, 0, 2000);
+    one_case(LIBSCAN_U16, D_UNIFORM, 1, test_capped_n(((size_t)1 << 24) + 5, 1), 0, 1, 0, 2001);
 }
 
 static void test_counting_sort_double_buffer(void **state) {
@@ -116,9 +134,11 @@ static void test_counting_sort_double_buffer(void **state) {
     test_require_gpu();
     const libscan_dtype_t keys_of[2] = {LIBSCAN_U8, LIBSCAN_U16};
     uint64_t idx = 1000;
+    libscan__sort_force_path(PATH_COUNTING);
     for (int k = 0; k < 2; ++k)
         for (int desc = 0; desc < 2; ++desc, ++idx)
             one_case(keys_of[k], D_UNIFORM, desc, test_capped_n(300007, 1), 0, 0, 1, idx);
+    libscan__sort_force_path(PATH_AUTO);
 }
 
 int main(void) {
@@ -126,6 +146,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counting_sort_against_qsort),
         cmocka_unit_test(test_counting_sort_double_buffer),
+        cmocka_unit_test(test_counting_sort_chosen),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return test_exit_code(failed);

@@ -18,9 +18,11 @@ constexpr size_t kHistBytes = size_t(kMaxPasses) * kRadix * sizeof(unsigned long
 
 size_t round_up(size_t x) { return (x + 255) / 256 * 256; }
 
-// libscan__sort_use_baseline(): the bench's switch back to the onesweep path
-// for every sort, so that one run can time today's sort against the former.
-std::atomic<int> g_baseline{0};
+// libscan__sort_force_path(): the bench's and tests' choice of path for
+// every later sort (sort_internal.h), so that one run can time the onesweep
+// passes against the counting sort, and tests reach the counting sort at
+// sizes where the automatic choice keeps the passes.
+std::atomic<int> g_path{LIBSCAN__SORT_PATH_AUTO};
 
 // The counting sort's counts/starts: one per key value and the total.
 size_t counting_bytes(size_t key_bytes) {
@@ -105,10 +107,14 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
 // Whether the plan takes the counting sort: unsigned 8/16-bit keys, no
 // values, the whole key as the digit (a partial range keeps keys that tie on
 // the range but differ outside it in input order: that needs the passes).
+// Automatically also from a size on (CountingTuning::kMinKeys: below it the
+// counting sort's fixed cost loses to the passes).
 bool takes_counting_sort(const libscan__sort_plan_t &pl) {
     const size_t ks = libscan__sort_key_bytes(pl.key);
-    return g_baseline.load(std::memory_order_relaxed) == 0 && ks <= 2 && pl.value_bytes == 0 &&
-           pl.begin_bit == 0 && pl.end_bit == 8 * ks;
+    const int path = g_path.load(std::memory_order_relaxed);
+    const bool eligible = ks <= 2 && pl.value_bytes == 0 && pl.begin_bit == 0 && pl.end_bit == 8 * ks;
+    if (!eligible || path == LIBSCAN__SORT_PATH_ONESWEEP) return false;
+    return path == LIBSCAN__SORT_PATH_COUNTING || pl.count >= CountingTuning::min_keys(ks);
 }
 
 // 16-bit keys count into 128 KB of dynamic shared memory: the kernel must be
@@ -225,7 +231,7 @@ extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, si
     return onesweep > counting ? onesweep : counting;
 }
 
-extern "C" void libscan__sort_use_baseline(int on) { libscan::sort::g_baseline.store(on != 0); }
+extern "C" void libscan__sort_force_path(int path) { libscan::sort::g_path.store(path); }
 
 extern "C" cudaError_t libscan__sort_launch(const libscan__sort_plan_t *plan, cudaStream_t stream) {
     using namespace libscan::sort;

@@ -70,7 +70,16 @@ struct HistogramTuning {
 // (128 KB of dynamic shared memory, one block per SM), 8-bit keys all 256
 // (1 KB, several blocks per SM); a block counts at least kMinKeysPerBlock keys
 // so that zeroing and flushing its counters stays a fraction of its work.
+// min_keys(): the automatic choice takes the counting sort from this many
+// keys on. bench/results/2026-11-25-h100-sortfast run 1
+// (`bench_radixsort --logs 16,20,24,28 --baseline --no-dists --only u8,u16`):
+// u8 keys beat the passes at every size (2^16: 0.025 against 0.031 ms); u16
+// keys pay ~0.1 ms of fixed cost (65536 counters flushed, scanned by one
+// block, searched by the fill), 0.149 against 0.050 ms at 2^20 but 0.210
+// against 0.242 at 2^24 and 1.05 against 3.17 at 2^28: linear between the
+// two, they cross near 2^23.7, so 16-bit keys start at 2^24.
 struct CountingTuning {
+    static constexpr size_t min_keys(size_t key_bytes) { return key_bytes == 1 ? 0 : size_t(1) << 24; }
     static constexpr int kMaxSliceBins = 32768;
     static constexpr int kCountThreads = 1024;
     static constexpr int kCountVectors = 4;
