@@ -107,7 +107,7 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
 // Whether the plan takes the counting sort: unsigned 8/16-bit keys, no
 // values, the whole key as the digit (a partial range keeps keys that tie on
 // the range but differ outside it in input order: that needs the passes).
-// Automatically also from a size on (CountingTuning::kMinKeys: below it the
+// Automatically also from a size on (CountingTuning::min_keys(): below it the
 // counting sort's fixed cost loses to the passes).
 bool takes_counting_sort(const libscan__sort_plan_t &pl) {
     const size_t ks = libscan__sort_key_bytes(pl.key);
