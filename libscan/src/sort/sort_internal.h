@@ -38,6 +38,16 @@ size_t libscan__sort_key_bytes(libscan_dtype_t key);
  * keys of key_bytes with value_bytes values (0 when count is 0). Host only. */
 size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_bytes);
 
+/* Bench and tests only: the path of every later sort of the process.
+ * AUTO: the library's choice (the counting sort for U8/U16 keys without
+ * values over the whole key, U16 from CountingTuning's size on; else the
+ * onesweep passes). ONESWEEP: always the passes, the path before the
+ * counting sort (bench_radixsort --baseline). COUNTING: the counting sort
+ * wherever it applies, whatever the size (test_sort_counting). Not for
+ * library callers: the setting is process-wide. */
+enum { LIBSCAN__SORT_PATH_AUTO = 0, LIBSCAN__SORT_PATH_ONESWEEP = 1, LIBSCAN__SORT_PATH_COUNTING = 2 };
+void libscan__sort_force_path(int path);
+
 /* Enqueues the sort. Returns the first CUDA error met. */
 cudaError_t libscan__sort_launch(const libscan__sort_plan_t *plan, cudaStream_t stream);
 
