@@ -18,11 +18,18 @@
 //      (digit_lookback.cuh), then scatters keys (and values) through shared
 //      memory so that consecutive threads write consecutive outputs of one
 //      digit.
+//      A pass whose digit is the same for every key (one digit's bin holds
+//      all n keys in the upfront histogram: all-equal keys, or keys that
+//      differ only outside this pass's bits) is the identity permutation:
+//      every block of it sees so from the scanned histogram alone, copies its
+//      tile from src to dst in 16-byte vectors and returns, with no ranking,
+//      no look-back and no status word (see holds_every_key()).
 #pragma once
 
 #include <cuda_runtime.h>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "libscan/cuda/block_scan.cuh"
@@ -242,6 +249,87 @@ __device__ __forceinline__ void rank_in_warp(const unsigned (&digit)[IPT], unsig
     }
 }
 
+// Whether digit d's bin of the pass holds all n keys (n > 0), from the
+// pass's scanned histogram: its keys start at 0 and the next digit's at n
+// (the last digit has no next: its start 0 says every key is in it). Exactly
+// one digit answers yes when the pass is the identity permutation, and none
+// otherwise; so a block asks it for every digit (thread d) and ORs the
+// answers, and every block of a pass reads the same histogram and takes the
+// same branch: no block of an identity pass publishes or waits for look-back
+// words, and no block of another pass skips.
+__device__ __forceinline__ bool holds_every_key(const unsigned long long *digit_base, int d, size_t n) {
+    if (digit_base[d] != 0) return false;
+    return d + 1 == kRadix || digit_base[d + 1] == static_cast<unsigned long long>(n);
+}
+
+// An identity pass's tile moves as a contiguous byte range: consecutive
+// threads take consecutive 16-byte vectors, every load of the tile issued
+// before the first store. (tile_io.cuh's warp-striped loader wants whole
+// vectors per thread, which 20 items of 8- or 16-bit keys are not.) Vectors
+// need both arrays 16-byte aligned and a full tile (a tile's byte offset is
+// a multiple of 16 for every PassTuning shape, static_assert below); the
+// last tile and misaligned arrays go element by element, still coalesced.
+template <typename T, int BLOCK, int TILE> struct TileBytes {
+    static_assert(size_t(TILE) * sizeof(T) % 16 == 0, "libscan::sort: a tile must be whole 16-byte vectors");
+    static constexpr int kVectors = int(size_t(TILE) * sizeof(T) / 16);
+    static constexpr int kPerThread = (kVectors + BLOCK - 1) / BLOCK;
+    static constexpr int kPerVector = int(16 / sizeof(T));
+    __device__ static bool vectors(const void *a, const void *b, size_t n, size_t tile_base) {
+        return n - tile_base >= size_t(TILE) && reinterpret_cast<uintptr_t>(a) % 16 == 0 &&
+               reinterpret_cast<uintptr_t>(b) % 16 == 0;
+    }
+    __device__ static size_t items(size_t n, size_t tile_base) {
+        return n - tile_base < size_t(TILE) ? n - tile_base : size_t(TILE);
+    }
+};
+
+// Tile `tile_base` of n items from in to out unchanged.
+template <typename T, int BLOCK, int TILE>
+__device__ __forceinline__ void copy_tile(const T *in, T *out, size_t n, size_t tile_base) {
+    using Bytes = TileBytes<T, BLOCK, TILE>;
+    if (Bytes::vectors(in, out, n, tile_base)) {
+        const uint4 *src = reinterpret_cast<const uint4 *>(in + tile_base);
+        uint4 *dst = reinterpret_cast<uint4 *>(out + tile_base);
+        uint4 r[Bytes::kPerThread];
+#pragma unroll
+        for (int j = 0; j < Bytes::kPerThread; ++j) {
+            const int q = int(threadIdx.x) + j * BLOCK;
+            if (q < Bytes::kVectors) r[j] = src[q];
+        }
+#pragma unroll
+        for (int j = 0; j < Bytes::kPerThread; ++j) {
+            const int q = int(threadIdx.x) + j * BLOCK;
+            if (q < Bytes::kVectors) dst[q] = r[j];
+        }
+    } else {
+        const size_t items = Bytes::items(n, tile_base);
+        for (size_t i = threadIdx.x; i < items; i += BLOCK) out[tile_base + i] = in[tile_base + i];
+    }
+}
+
+// argsort's first pass when it is the identity: value i = i over the tile.
+template <typename T, int BLOCK, int TILE> __device__ __forceinline__ void iota_tile(T *out, size_t n, size_t tile_base) {
+    using Bytes = TileBytes<T, BLOCK, TILE>;
+    if (Bytes::vectors(out, out, n, tile_base)) {
+        uint4 *dst = reinterpret_cast<uint4 *>(out + tile_base);
+#pragma unroll
+        for (int j = 0; j < Bytes::kPerThread; ++j) {
+            const int q = int(threadIdx.x) + j * BLOCK;
+            if (q >= Bytes::kVectors) continue;
+            T v[Bytes::kPerVector];
+#pragma unroll
+            for (int e = 0; e < Bytes::kPerVector; ++e)
+                v[e] = static_cast<T>(tile_base + size_t(q) * Bytes::kPerVector + unsigned(e));
+            uint4 r;
+            memcpy(&r, v, 16);
+            dst[q] = r;
+        }
+    } else {
+        const size_t items = Bytes::items(n, tile_base);
+        for (size_t i = threadIdx.x; i < items; i += BLOCK) out[tile_base + i] = static_cast<T>(tile_base + i);
+    }
+}
+
 template <typename K, typename V, typename W, int BLOCK, int IPT, int WINDOW>
 __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p) {
     constexpr bool kValues = !std::is_same<V, NoValues>::value;
@@ -265,9 +353,21 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     if (t == 0) s_tile = atomicAdd(p.tile_counter, 1u);
     for (int i = lane; i < kRadix + 1; i += 32) s_warp_hist[warp][i] = 0;
-    __syncthreads();
+    // The barrier that publishes s_tile also tells every thread whether the
+    // pass is the identity (the histogram loads overlap the atomic).
+    const bool identity = __syncthreads_or(t < kRadix && holds_every_key(p.digit_base, t, p.n));
     const unsigned tile = s_tile;
     const size_t tile_base = size_t(tile) * kTile;
+    if (identity) {
+        // The tile this block was given, in place of the one it would have
+        // ranked; the pass's status words stay zero and nobody reads them.
+        copy_tile<K, BLOCK, kTile>(p.keys_in, p.keys_out, p.n, tile_base);
+        if constexpr (kValues) {
+            if (p.iota_values) iota_tile<V, BLOCK, kTile>(p.values_out, p.n, tile_base);
+            else copy_tile<V, BLOCK, kTile>(p.values_in, p.values_out, p.n, tile_base);
+        }
+        return;
+    }
     const size_t left = p.n - tile_base;
     const int valid = left < size_t(kTile) ? int(left) : kTile;
     const int warp_base = warp * kWarpItems;
