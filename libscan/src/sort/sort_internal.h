@@ -11,8 +11,10 @@ extern "C" {
 
 /* A checked sort. Pass i of P reads the previous pass's output (keys_in for
  * the first) and writes keys_out when P-1-i is even, else keys_alt; so the
- * last pass always ends in keys_out. keys_in may equal keys_out only when P
- * is even (the double buffer); keys_alt differs from both. Same for values. */
+ * last pass always ends in keys_out. keys_alt differs from keys_out; in the
+ * double buffer keys_in equals keys_out when P is even and keys_alt when P
+ * is odd (P >= 3 writes the input's buffer, which the caller gave up), so no
+ * pass reads and writes one buffer. Same for values. */
 typedef struct libscan__sort_plan {
     libscan_dtype_t key;
     size_t value_bytes; /* 0, 4 or 8 */
