@@ -468,6 +468,12 @@ int main(int argc, char **argv) {
             }
             row("u8 keys", M(uint8_t{}, Keys{}, ALL_EQUAL, false));
             row("u32/u32 pairs", M(uint32_t{}, Pairs{}, TWO, false));
+            // Passes whose digit is one value for every key only copy
+            // (onesweep.cuh): the other tile shapes' copies, values moved too.
+            row("u64 keys", M(uint64_t{}, Keys{}, ALL_EQUAL, false));
+            row("u64 keys", M(uint64_t{}, Keys{}, HIGH_BYTE, false));
+            row("u32/u32 pairs", M(uint32_t{}, Pairs{}, ALL_EQUAL, false));
+            row("u32/u32 pairs", M(uint32_t{}, Pairs{}, LOW_BYTE, false));
             row("f32 keys", M(float{}, Keys{}, FLOAT_SPECIALS, false));
         }
     }
