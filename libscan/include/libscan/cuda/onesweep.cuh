@@ -267,7 +267,7 @@ __device__ __forceinline__ bool holds_every_key(const unsigned long long *digit_
 // before the first store. (tile_io.cuh's warp-striped loader wants whole
 // vectors per thread, which 20 items of 8- or 16-bit keys are not.) Vectors
 // need both arrays 16-byte aligned and a full tile (a tile's byte offset is
-// a multiple of 16 for every PassTuning shape, static_assert below); the
+// a multiple of 16 for every PassTuning shape: the static_assert); the
 // last tile and misaligned arrays go element by element, still coalesced.
 template <typename T, int BLOCK, int TILE> struct TileBytes {
     static_assert(size_t(TILE) * sizeof(T) % 16 == 0, "libscan::sort: a tile must be whole 16-byte vectors");
