@@ -66,7 +66,7 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
     (void)sms;
 
     const size_t tiles = (pl.count + kTile - 1) / kTile;
-    if (tiles > 0xffffffffull) return cudaErrorInvalidValue;
+    if (tiles >= kIdentityTile) return cudaErrorInvalidValue; // the counter's top bit is the identity mark
     unsigned *counters = reinterpret_cast<unsigned *>(scratch);
     unsigned long long *hist = reinterpret_cast<unsigned long long *>(scratch + kCounterBytes);
     W *status = reinterpret_cast<W *>(scratch + kCounterBytes + kHistBytes);
@@ -201,7 +201,8 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
         <<<histogram_blocks<HistogramTuning>(n, sms), HistogramTuning::kBlockThreads, 0, stream>>>(hp);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    digit_base_kernel<<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(hp.hist);
+    digit_base_kernel<<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(
+        hp.hist, reinterpret_cast<unsigned *>(scratch), n);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
 

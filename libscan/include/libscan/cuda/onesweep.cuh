@@ -21,9 +21,10 @@
 //      A pass whose digit is the same for every key (one digit's bin holds
 //      all n keys in the upfront histogram: all-equal keys, or keys that
 //      differ only outside this pass's bits) is the identity permutation:
-//      every block of it sees so from the scanned histogram alone, copies its
-//      tile from src to dst in 16-byte vectors and returns, with no ranking,
-//      no look-back and no status word (see holds_every_key()).
+//      digit_base_kernel marks its tile counter, so every block of it learns
+//      so from the atomic that gives it its tile, copies that tile from src
+//      to dst in 16-byte vectors and returns, with no ranking, no look-back
+//      and no status word (kIdentityTile).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -177,12 +178,22 @@ template <class Policy> inline unsigned histogram_blocks(size_t n, int sms) {
 
 // ---- 2. where each digit starts, per pass --------------------------------
 
-// One block of kRadix threads per pass; in place over hist[pass][*].
-__global__ void __launch_bounds__(kRadix) digit_base_kernel(unsigned long long *hist) {
+// Set in a pass's tile counter before the pass runs when the pass is the
+// identity permutation (one digit holds all n keys): every block of the pass
+// learns it from the atomic that hands it its tile, at no extra latency.
+// Tile numbers stay below it (the launch checks).
+constexpr unsigned kIdentityTile = 0x80000000u;
+
+// One block of kRadix threads per pass; in place over hist[pass][*]. The
+// digit whose count is n marks the pass's tile counter (kIdentityTile); the
+// counters were zeroed before the histogram.
+__global__ void __launch_bounds__(kRadix) digit_base_kernel(unsigned long long *hist, unsigned *tile_counters,
+                                                            size_t n) {
     using Scan = libscan::BlockScan<unsigned long long, kRadix>;
     __shared__ typename Scan::TempStorage temp;
     unsigned long long *row = hist + size_t(blockIdx.x) * kRadix;
     unsigned long long v[1] = {row[threadIdx.x]};
+    if (v[0] == static_cast<unsigned long long>(n)) tile_counters[blockIdx.x] = kIdentityTile;
     Scan(temp).ExclusiveScan(v, libscan::Sum<unsigned long long>());
     row[threadIdx.x] = v[0];
 }
@@ -247,19 +258,6 @@ __device__ __forceinline__ void rank_in_warp(const unsigned (&digit)[IPT], unsig
         rank[k] = static_cast<unsigned short>(before + unsigned(__popc(peers & lanes_below)));
         __syncwarp();
     }
-}
-
-// Whether digit d's bin of the pass holds all n keys (n > 0), from the
-// pass's scanned histogram: its keys start at 0 and the next digit's at n
-// (the last digit has no next: its start 0 says every key is in it). Exactly
-// one digit answers yes when the pass is the identity permutation, and none
-// otherwise; so a block asks it for every digit (thread d) and ORs the
-// answers, and every block of a pass reads the same histogram and takes the
-// same branch: no block of an identity pass publishes or waits for look-back
-// words, and no block of another pass skips.
-__device__ __forceinline__ bool holds_every_key(const unsigned long long *digit_base, int d, size_t n) {
-    if (digit_base[d] != 0) return false;
-    return d + 1 == kRadix || digit_base[d + 1] == static_cast<unsigned long long>(n);
 }
 
 // An identity pass's tile moves as a contiguous byte range: consecutive
@@ -368,10 +366,12 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     if (t == 0) s_tile = atomicAdd(p.tile_counter, 1u);
     for (int i = lane; i < kRadix + 1; i += 32) s_warp_hist[warp][i] = 0;
-    // The barrier that publishes s_tile also tells every thread whether the
-    // pass is the identity (the histogram loads overlap the atomic).
-    const bool identity = __syncthreads_or(t < kRadix && holds_every_key(p.digit_base, t, p.n));
-    const unsigned tile = s_tile;
+    __syncthreads();
+    // The tile counter carries the identity mark (digit_base_kernel): every
+    // block of a pass takes the same branch, so no block of an identity pass
+    // publishes or waits for look-back words, and no block of another skips.
+    const bool identity = (s_tile & kIdentityTile) != 0;
+    const unsigned tile = s_tile & ~kIdentityTile;
     const size_t tile_base = size_t(tile) * kTile;
     if (identity) {
         // The tile this block was given, in place of the one it would have
