@@ -1,5 +1,6 @@
 /* cli.c -- errors, option values, device choice, number parsing (cli.h).
- * Atomic output is in out_file.c, progress and timing in progress.c. */
+ * Atomic output is in out_file.c, progress and timing in progress.c, the
+ * GPU probe and its warm start in gpu_probe.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "common/cli.h"
 
@@ -10,8 +11,6 @@
 #include <stdlib.h>
 #include <getopt.h>
 #include <string.h>
-
-#include <cuda_runtime_api.h>
 
 void app_verror(const char *prog, const char *fmt, va_list ap) {
     char msg[1024];
@@ -92,32 +91,6 @@ const char *app_device_name(app_device_t d) {
     case APP_DEVICE_GPU: return "gpu";
     }
     return "?";
-}
-
-/* The probe creates a CUDA context, which costs time: do it once. */
-static int g_gpu_probed = 0, g_gpu_ok = 0;
-static char g_gpu_why[256];
-
-int app_gpu_usable(char *why, size_t n) {
-    if (!g_gpu_probed) {
-        g_gpu_probed = 1;
-        int count = 0;
-        cudaError_t e = cudaGetDeviceCount(&count);
-        if (e != cudaSuccess) {
-            snprintf(g_gpu_why, sizeof g_gpu_why, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
-        } else if (count <= 0) {
-            snprintf(g_gpu_why, sizeof g_gpu_why, "no CUDA device found");
-        } else if ((e = cudaFree(0)) != cudaSuccess) {
-            snprintf(g_gpu_why, sizeof g_gpu_why, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
-        } else {
-            g_gpu_ok = 1;
-            g_gpu_why[0] = '\0';
-        }
-        /* Clear the sticky last-error state so later checks start clean. */
-        if (!g_gpu_ok) (void)cudaGetLastError();
-    }
-    if (why && n > 0) snprintf(why, n, "%s", g_gpu_why);
-    return g_gpu_ok;
 }
 
 static int g_cpu_note_printed = 0;

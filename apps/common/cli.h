@@ -87,8 +87,21 @@ const char *app_device_name(app_device_t d);
  * least one device and cudaFree(0) (which creates the context) succeeds.
  * Otherwise 0, with the reason (e.g. "no CUDA device found", or the CUDA error
  * name and text) written to why (n bytes, NUL-terminated; why may be NULL when
- * n is 0). The result is computed once and cached for the process. */
+ * n is 0). The result is computed once and cached for the process; when
+ * app_gpu_warm_start() runs the probe, this waits for it. Main thread only. */
 int app_gpu_usable(char *why, size_t n);
+
+/* Starts app_gpu_usable()'s probe (cudaGetDeviceCount + cudaFree(0), which
+ * creates the CUDA context: 0.2-0.6 s on an H100 machine) on a thread and
+ * returns at once, so the program opens and checks its inputs, creates its
+ * outputs and reads its data meanwhile. Call it right after parsing the
+ * options, before any other CUDA call (none may be made until
+ * app_gpu_usable() or app_choose_device() has joined the probe). Does
+ * nothing for APP_DEVICE_CPU or when the probe already ran. The process
+ * waits for the probe at exit (a run that fails early on bad input must not
+ * tear the runtime down while the context is being created). Main thread
+ * only. */
+void app_gpu_warm_start(app_device_t requested);
 
 /* Decides where to run. AUTO: the GPU when usable; else prints ONCE per process
  * "<prog>: no usable GPU (<reason>); running on the CPU" on stderr and
@@ -128,6 +141,12 @@ typedef struct app_out app_out_t; /* opaque */
  * table); app_out_open() fails beyond ("too many output files open at
  * once"), so a program writing on many threads keeps below it. */
 #define APP_OUT_MAX_PENDING 32
+
+/* Removes every pending temporary file now, as the SIGINT/SIGTERM/SIGHUP
+ * handler does, and makes later app_out_open() calls fail: for a handler
+ * of another fatal signal (out_map.h's SIGBUS) that then ends the process.
+ * Async-signal-safe. */
+void app_out_remove_pending(void);
 
 /* Opens `path` for atomic writing. Returns the handle, or NULL with the reason
  * in err (errlen bytes, NUL-terminated), naming the path, e.g.
@@ -270,6 +289,11 @@ void app_timing_add(app_timing_t *t, const char *name, double seconds);
  * app_timing_init() as its total, since overlapping stages do not add up.
  * A span with to < from (a stage that did nothing) is ignored. */
 void app_timing_span(app_timing_t *t, const char *name, double from, double to);
+
+/* Records the GPU probe (app_gpu_usable, warm-started or not) as the span
+ * "gpu init", its wall time from start to end, placed in the run; nothing
+ * when no probe ran. Call after app_choose_device(). */
+void app_timing_gpu_init(app_timing_t *t);
 
 /* Total seconds of phase `name` so far (0 when unknown). */
 double app_timing_get(const app_timing_t *t, const char *name);

@@ -15,6 +15,7 @@
 
 #include "array_io_internal.h"
 #include "common/cli.h"
+#include "common/out_map.h"
 #include "common/par_io.h"
 
 #ifndef TMPFS_MAGIC
@@ -33,6 +34,7 @@ struct app_sink {
     unsigned long long base; /* direct: offset of element 0 of the sink */
     size_t count;            /* elements appended (the pipe: submitted) */
     bool tmpfs;              /* fallocate would only clear pages twice */
+    app_omap_t *map;         /* direct, seekable: the file mapped (app_sink_map), or NULL */
 };
 
 static arr_status_t write_fail(const app_sink_t *k, int e, char *err, size_t errlen) {
@@ -121,6 +123,10 @@ size_t app_sink_count(const app_sink_t *k) { return k->count; }
  * up to `threads` threads when it can seek; else in order. */
 static int put_direct(const app_sink_t *k, const void *data, size_t n, size_t at, int threads) {
     const size_t bytes = n * k->es;
+    if (k->map && app_omap_ready(k->map)) {
+        app_omap_copy(k->map, k->base + (unsigned long long)at * k->es, data, bytes, threads);
+        return 0;
+    }
     if (k->seekable) return app_pwrite_full(k->fd, data, bytes, k->base + (unsigned long long)at * k->es, threads);
     return app_write_full(k->fd, data, bytes);
 }
@@ -134,6 +140,15 @@ arr_status_t app_sink_reserve(app_sink_t *k, size_t count, char *err, size_t err
     const int e = errno;
     if (e == ENOSPC || e == EFBIG || e == EDQUOT || e == EIO) return write_fail(k, e, err, errlen);
     return ARR_OK; /* no fallocate here (EOPNOTSUPP, ENOSYS, ...): just write */
+}
+
+arr_status_t app_sink_map(app_sink_t *k, size_t count, int threads, char *err, size_t errlen) {
+    if (!k->direct || !k->seekable || !k->w || k->map || count == 0) return app_sink_reserve(k, count, err, errlen);
+    int e = 0;
+    const unsigned long long end = k->base + (unsigned long long)(k->count + count) * k->es;
+    k->map = app_omap_open(k->fd, end, threads, k->name, &e);
+    if (e) return write_fail(k, e, err, errlen);
+    return k->map ? ARR_OK : app_sink_reserve(k, count, err, errlen);
 }
 
 arr_status_t app_sink_write(app_sink_t *k, const void *data, size_t count, int threads, char *err, size_t errlen) {
@@ -197,6 +212,7 @@ arr_status_t app_sink_append_spill(app_sink_t *k, app_sink_t *spill, int threads
 
 void app_sink_close(app_sink_t *k) {
     if (!k) return;
+    app_omap_close(k->map);
     if (!k->w && k->fd >= 0) close(k->fd); /* a spill's own file */
     free(k->name);
     free(k);

@@ -24,7 +24,9 @@ static void outputs_init(outputs_t *x) {
 }
 
 /* Opens both outputs (before either is written: a bad path is reported
- * before any work is spent on the other) with room reserved for n elements. */
+ * before any work is spent on the other) with room for n elements, mapped
+ * where they can be (app_sink_map: the pages are faulted in on threads from
+ * now on, while the caller reads, sorts, ...). */
 static arr_status_t outputs_open(const rs_job_t *job, outputs_t *x, arr_dtype_t kd, arr_dtype_t vd, size_t n,
                                  char *err, size_t errlen) {
     const char *paths[2] = {job->out_path, job->values_out_path};
@@ -33,7 +35,7 @@ static arr_status_t outputs_open(const rs_job_t *job, outputs_t *x, arr_dtype_t 
         if (!paths[i]) continue;
         arr_status_t st = rs_output_open(&x->o[i], paths[i], job->out_format, dt[i], n, err, errlen);
         if (st == ARR_OK) st = app_sink_open(&x->k[i], rs_output_writer(&x->o[i]), paths[i], err, errlen);
-        if (st == ARR_OK) st = app_sink_reserve(x->k[i], n, err, errlen);
+        if (st == ARR_OK) st = app_sink_map(x->k[i], n, app_io_threads(), err, errlen);
         if (st != ARR_OK) return st;
     }
     return ARR_OK;
@@ -97,10 +99,19 @@ static int sort_keys_gpu(const rs_job_t *job, app_src_t *src, app_timing_t *tm) 
     /* Enough buffers for every reader (or writer) to have one while the
        caller uploads (or downloads) another. The same ring serves the
        reads and then the writes. */
+    /* The output first: its pages are faulted in (out_map.h) while the
+       keys are read, uploaded and sorted. */
+    const double t_open = app_now();
+    arr_status_t st = outputs_open(job, &outs, job->key_file_dtype, ARR_NONE, n, err, sizeof err);
+    if (st != ARR_OK) {
+        rc = report(job, st, err);
+        goto done;
+    }
+    app_timing_span(tm, "open output", t_open, app_now());
     const double t_alloc = app_now();
     int nslots = threads + 2 > 64 ? 64 : threads + 2;
     if ((size_t)nslots > nchunks + 1) nslots = (int)nchunks + 1;
-    arr_status_t st = app_ring_alloc(&ring, nslots, chunk * ks, true, job->in_path, err, sizeof err);
+    st = app_ring_alloc(&ring, nslots, chunk * ks, true, job->in_path, err, sizeof err);
     if (st != ARR_OK) {
         rc = report(job, st, err);
         goto done;
@@ -167,8 +178,7 @@ static int sort_keys_gpu(const rs_job_t *job, app_src_t *src, app_timing_t *tm) 
     app_timing_span(tm, "sort", t_sort, app_now());
 
     /* 3. download (here) + write (threads), overlapped */
-    st = outputs_open(job, &outs, job->key_file_dtype, ARR_NONE, n, err, sizeof err);
-    if (st == ARR_OK) st = app_wpipe_start(&wp, outs.k[0], &ring, threads, err, sizeof err);
+    st = app_wpipe_start(&wp, outs.k[0], &ring, threads, err, sizeof err);
     if (st != ARR_OK) {
         rc = report(job, st, err);
         goto done;
