@@ -60,7 +60,7 @@ static struct {
 } g_maps[MAX_MAPS];
 static pthread_mutex_t g_maps_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction g_prev_bus;
-static bool g_bus_installed = false;
+static int g_active = 0; /* mappings open: the handler is ours while > 0 */
 
 static void on_sigbus(int sig, siginfo_t *si, void *uctx) {
     (void)uctx;
@@ -89,13 +89,16 @@ static int guard_add(unsigned char *base, size_t len, const char *name) {
                          "%s: %s: write failed (disk full or file truncated)\n", program_invocation_short_name, name);
         g_maps[slot].msglen = n < 0 ? 0 : (size_t)n < sizeof g_maps[slot].msg ? (size_t)n : sizeof g_maps[slot].msg - 1;
         __atomic_store_n(&g_maps[slot].used, 1, __ATOMIC_SEQ_CST);
-        if (!g_bus_installed) {
+        /* Installed while mappings are open and the previous handler put
+           back after the last, so a handler the program (or a test
+           framework) sets in between is not shut out for good. */
+        if (g_active++ == 0) {
             struct sigaction sa;
             memset(&sa, 0, sizeof sa);
             sa.sa_sigaction = on_sigbus;
             sa.sa_flags = SA_SIGINFO;
             sigemptyset(&sa.sa_mask);
-            g_bus_installed = sigaction(SIGBUS, &sa, &g_prev_bus) == 0;
+            sigaction(SIGBUS, &sa, &g_prev_bus);
         }
     }
     pthread_mutex_unlock(&g_maps_mu);
@@ -106,6 +109,7 @@ static void guard_remove(int slot) {
     if (slot < 0) return;
     pthread_mutex_lock(&g_maps_mu);
     __atomic_store_n(&g_maps[slot].used, 0, __ATOMIC_SEQ_CST);
+    if (--g_active == 0) sigaction(SIGBUS, &g_prev_bus, NULL);
     pthread_mutex_unlock(&g_maps_mu);
 }
 
