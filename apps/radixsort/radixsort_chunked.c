@@ -1,5 +1,6 @@
 /* radixsort_chunked.c -- see radixsort_chunked.h. */
 #include "radixsort_chunked.h"
+#include "common/host_mem.h"
 #include "common/par_io.h"
 #include "common/stream_io.h"
 #include "rs_merge.h"
@@ -35,42 +36,69 @@ static int gpu_fail(const char *prog, const char *what, libscan_status_t st, cud
     return APP_EXIT_INTERNAL;
 }
 
-int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
+static int cpu_sort(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
+    libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
+    o.descending = job->descending;
+    libscan_status_t st = idx ? libscan_cpu_argsort(keys, idx, n, job->key, 8, &o)
+                              : libscan_cpu_sort(keys, NULL, n, job->key, 0, &o);
+    if (st == LIBSCAN_ERROR_OUT_OF_MEMORY) {
+        app_error(job->prog, "out of host memory sorting %zu keys", n);
+        return APP_EXIT_INTERNAL;
+    }
+    if (st != LIBSCAN_SUCCESS) {
+        app_error(job->prog, "CPU sort failed: %s", libscan_status_string(st));
+        return APP_EXIT_INTERNAL;
+    }
+    return APP_EXIT_OK;
+}
+
+void rs_dev_free(rs_dev_t *d) {
+    cudaFree(d->d_in);
+    cudaFree(d->d_out);
+    cudaFree(d->d_idx);
+    memset(d, 0, sizeof *d);
+}
+
+int rs_sort_host_dev(const rs_job_t *job, rs_dev_t *d, void *keys, uint64_t *idx, size_t n) {
+    if (!job->use_gpu) return cpu_sort(job, keys, idx, n);
+    if (n == 0) return APP_EXIT_OK;
     libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
     o.descending = job->descending;
     const size_t ks = libscan_dtype_size(job->key);
-    if (!job->use_gpu) {
-        libscan_status_t st = idx ? libscan_cpu_argsort(keys, idx, n, job->key, 8, &o)
-                                  : libscan_cpu_sort(keys, NULL, n, job->key, 0, &o);
-        if (st == LIBSCAN_ERROR_OUT_OF_MEMORY) {
-            app_error(job->prog, "out of host memory sorting %zu keys", n);
-            return APP_EXIT_INTERNAL;
+    cudaError_t e = cudaSuccess;
+    /* Device buffers for the largest chunk, kept for the next ones: the
+       chunks of an out-of-core sort all have the same size but the last. */
+    if (n > d->cap || (idx && !d->d_idx)) {
+        const size_t cap = n > d->cap ? n : d->cap;
+        rs_dev_free(d);
+        e = cudaMalloc(&d->d_in, cap * ks);
+        if (e == cudaSuccess) e = cudaMalloc(&d->d_out, cap * ks);
+        if (e == cudaSuccess && idx) e = cudaMalloc(&d->d_idx, cap * 8);
+        if (e != cudaSuccess) {
+            rs_dev_free(d);
+            return gpu_fail(job->prog, "chunk", LIBSCAN_SUCCESS, e);
         }
-        if (st != LIBSCAN_SUCCESS) {
-            app_error(job->prog, "CPU sort failed: %s", libscan_status_string(st));
-            return APP_EXIT_INTERNAL;
-        }
-        return APP_EXIT_OK;
+        d->cap = cap;
     }
-    if (n == 0) return APP_EXIT_OK;
-    void *d_in = NULL, *d_out = NULL, *d_idx = NULL;
-    cudaError_t e = cudaMalloc(&d_in, n * ks);
-    if (e == cudaSuccess) e = cudaMalloc(&d_out, n * ks);
-    if (e == cudaSuccess && idx) e = cudaMalloc(&d_idx, n * 8);
     libscan_status_t st = LIBSCAN_SUCCESS;
-    if (e == cudaSuccess) e = cudaMemcpy(d_in, keys, n * ks, cudaMemcpyHostToDevice);
+    e = cudaMemcpy(d->d_in, keys, n * ks, cudaMemcpyHostToDevice);
     if (e == cudaSuccess) {
-        st = idx ? libscan_argsort(d_in, d_out, d_idx, n, job->key, 8, &o, 0)
-                 : libscan_sort(d_in, d_out, NULL, NULL, n, job->key, 0, &o, 0);
+        st = idx ? libscan_argsort(d->d_in, d->d_out, d->d_idx, n, job->key, 8, &o, 0)
+                 : libscan_sort(d->d_in, d->d_out, NULL, NULL, n, job->key, 0, &o, 0);
         if (st == LIBSCAN_SUCCESS) e = cudaDeviceSynchronize();
     }
-    if (st == LIBSCAN_SUCCESS && e == cudaSuccess) e = cudaMemcpy(keys, d_out, n * ks, cudaMemcpyDeviceToHost);
-    if (st == LIBSCAN_SUCCESS && e == cudaSuccess && idx) e = cudaMemcpy(idx, d_idx, n * 8, cudaMemcpyDeviceToHost);
-    cudaFree(d_in);
-    cudaFree(d_out);
-    cudaFree(d_idx);
+    if (st == LIBSCAN_SUCCESS && e == cudaSuccess) e = cudaMemcpy(keys, d->d_out, n * ks, cudaMemcpyDeviceToHost);
+    if (st == LIBSCAN_SUCCESS && e == cudaSuccess && idx) e = cudaMemcpy(idx, d->d_idx, n * 8, cudaMemcpyDeviceToHost);
     if (st != LIBSCAN_SUCCESS || e != cudaSuccess) return gpu_fail(job->prog, "chunk", st, e);
     return APP_EXIT_OK;
+}
+
+int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
+    rs_dev_t d;
+    memset(&d, 0, sizeof d);
+    const int rc = rs_sort_host_dev(job, &d, keys, idx, n);
+    rs_dev_free(&d);
+    return rc;
 }
 
 /* ---- 1. sorted runs -------------------------------------------------------
@@ -86,6 +114,10 @@ typedef struct chunk_buf {
     uint64_t *idx;       /* the sort's permutation (--argsort, values), else NULL */
     unsigned char *vals; /* the chunk's values in input order, else NULL */
     size_t got;          /* records in it */
+    /* The memory of keys, idx and vals. keys and idx go to the GPU and
+       back: page-locked in place (app_hostbuf_register) once for all the
+       chunks, as the GPU copies pageable memory at a fraction of the bus. */
+    app_hostbuf_t mem[3];
 } chunk_buf_t;
 
 typedef struct runs_ctx {
@@ -241,7 +273,18 @@ typedef struct chunked {
     write_step_t s3;
     rs_merged_t merged[2];
     size_t *splits;
+    rs_dev_t dev; /* the chunk sort's device buffers (GPU) */
 } chunked_t;
+
+/* The chunk buffers and the chunk sort's device memory, no longer needed
+ * once the runs are made (the merge takes their place). */
+static void chunk_bufs_free(chunked_t *c) {
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) app_hostbuf_free(&c->s1.buf[i].mem[j]);
+        memset(&c->s1.buf[i], 0, sizeof c->s1.buf[i]);
+    }
+    if (c->job->use_gpu) rs_dev_free(&c->dev);
+}
 
 /* Phase 1: every chunk sorted and spilled. Returns an exit code, the error
  * printed. */
@@ -260,12 +303,18 @@ static int make_runs(chunked_t *c) {
     s1->nbuf = c->need_idx ? 2 : 3;
     for (unsigned i = 0; i < s1->nbuf; ++i) {
         chunk_buf_t *b = &s1->buf[i];
-        b->keys = malloc(c->chunk * (c->ks > 4 ? c->ks : 4) + 8);
-        b->idx = c->need_idx ? malloc(c->chunk * 8 + 8) : NULL;
-        b->vals = c->vsize ? malloc(c->chunk * c->vsize + 8) : NULL;
-        if (!b->keys || (c->need_idx && !b->idx) || (c->vsize && !b->vals)) {
+        if (app_hostbuf_alloc(&b->mem[0], c->chunk * (c->ks > 4 ? c->ks : 4) + 8, false) ||
+            (c->need_idx && app_hostbuf_alloc(&b->mem[1], c->chunk * 8 + 8, false)) ||
+            (c->vsize && app_hostbuf_alloc(&b->mem[2], c->chunk * c->vsize + 8, false))) {
             app_error(job->prog, "out of host memory for chunks of %zu keys", c->chunk);
             return APP_EXIT_INTERNAL;
+        }
+        b->keys = b->mem[0].p;
+        b->idx = b->mem[1].p;
+        b->vals = b->mem[2].p;
+        if (job->use_gpu) {
+            (void)app_hostbuf_register(&b->mem[0]); /* without it, only slower */
+            (void)app_hostbuf_register(&b->mem[1]);
         }
     }
     app_progress_begin(&c->prog, job->prog, "sorting chunks", c->n, job->quiet);
@@ -287,7 +336,7 @@ static int make_runs(chunked_t *c) {
         }
         app_timing_start(c->tm, "compute");
         const chunk_buf_t *b = &s1->buf[r % s1->nbuf];
-        const int src = rs_sort_host(job, b->keys, b->idx, b->got);
+        const int src = rs_sort_host_dev(job, &c->dev, b->keys, b->idx, b->got);
         if (s1->nbuf == 3) {
             wait_step(&c->bg_spill, c->tm, NULL, NULL, "spill");
             wait_step(&c->bg_read, c->tm, NULL, NULL, "read");
@@ -307,12 +356,7 @@ static int make_runs(chunked_t *c) {
         app_error(job->prog, "%s", s1->spill_rc ? s1->spill_err : s1->read_err);
         return s1->spill_rc ? s1->spill_rc : s1->read_rc;
     }
-    for (int i = 0; i < 3; ++i) {
-        free(s1->buf[i].keys);
-        free(s1->buf[i].idx);
-        free(s1->buf[i].vals);
-        memset(&s1->buf[i], 0, sizeof s1->buf[i]);
-    }
+    chunk_bufs_free(c);
     return APP_EXIT_OK;
 }
 
@@ -477,11 +521,7 @@ static void chunked_free(chunked_t *c) {
     app_src_close(c->src);
     app_src_close(c->vsrc);
     rs_spill_close(&c->spill);
-    for (int i = 0; i < 3; ++i) {
-        free(c->s1.buf[i].keys);
-        free(c->s1.buf[i].idx);
-        free(c->s1.buf[i].vals);
-    }
+    chunk_bufs_free(c);
     for (int i = 0; i < 2; ++i) {
         free(c->s2.win[i].at);
         free(c->s2.win[i].keys);
