@@ -250,7 +250,6 @@ void app_progress_end(app_progress_t *p);
 typedef struct app_timing {
     /* private: use the functions below */
     bool enabled;
-    bool overlapped; /* app_timing_span() was used: stages ran at once */
     int count;       /* phases used */
     int current;     /* index of the running phase, -1 when none */
     double started;
@@ -260,7 +259,9 @@ typedef struct app_timing {
         double seconds;
         unsigned calls;
         double from, to; /* first start and last end, app_now() clock */
+        bool added;      /* by app_timing_add: its place in the run is not known */
     } phase[APP_TIMING_MAX_PHASES];
+    char note[160];      /* app_timing_note */
 } app_timing_t;
 
 /* Seconds on a monotonic clock (CLOCK_MONOTONIC), for the caller's own use. */
@@ -284,10 +285,8 @@ void app_timing_add(app_timing_t *t, const char *name, double seconds);
  * clock values) alongside others, as the streaming pipelines' read, upload,
  * download and write do (stream_io.h). Its time is its wall span (from its
  * first to its last piece of work, waits included), several spans of one
- * name merge into one from the earliest start to the latest end, and the
- * table then says where each stage ran and takes the wall time since
- * app_timing_init() as its total, since overlapping stages do not add up.
- * A span with to < from (a stage that did nothing) is ignored. */
+ * name merge into one from the earliest start to the latest end. A span
+ * with to < from (a stage that did nothing) is ignored. */
 void app_timing_span(app_timing_t *t, const char *name, double from, double to);
 
 /* Records the GPU probe (app_gpu_usable, warm-started or not) as the span
@@ -298,17 +297,27 @@ void app_timing_gpu_init(app_timing_t *t);
 /* Total seconds of phase `name` so far (0 when unknown). */
 double app_timing_get(const app_timing_t *t, const char *name);
 
-/* Stops the running phase and, when enabled, prints one table to stderr:
- *   <prog>: timing
- *     read        12.345 ms   41.2%
+/* A few words for the table's first line (e.g. where the work ran and why),
+ * copied (at most 159 characters). */
+void app_timing_note(app_timing_t *t, const char *note);
+
+/* Counts the run's wall time (the total, and the "at" places) from t0
+ * (app_now() clock) instead of from app_timing_init(): for a table made at
+ * the end from totals kept elsewhere. */
+void app_timing_since(app_timing_t *t, double t0);
+
+/* Stops the running phase and, when enabled, prints one table to stderr, in
+ * one style for every program and path:
+ *   <prog>: timing [note] (each stage's time; at = from .. to ms into the run; stages may overlap, so the total is the wall time)
+ *     gpu init      319.000 ms  at      0.1 ..    319.1
+ *     read           80.123 ms  at     12.0 ..     92.1
+ *     decode         12.000 ms
  *     ...
- *     total       29.960 ms
- * or, once app_timing_span() was used, with each phase's place in the run:
- *   <prog>: timing (stages overlap: each is its wall time, at = from .. to ms into the run)
- *     read        80.123 ms  at     12.0 ..     92.1
- *     ...
- *     total (wall) 110.000 ms
- * Does nothing when disabled. */
+ *     total (wall)  410.000 ms
+ * A stage's time is the sum of its app_timing_start/stop pieces (or of
+ * app_timing_add), or its wall span for app_timing_span; `at` is its first
+ * start and last end (none for times only added). Does nothing when
+ * disabled. */
 void app_timing_print(app_timing_t *t, const char *prog);
 
 #ifdef __cplusplus

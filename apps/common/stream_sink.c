@@ -1,11 +1,10 @@
 /* stream_sink.c -- sinks, spills, rings and the write pipe (stream_io.h). */
-#define _GNU_SOURCE /* O_TMPFILE, fallocate, copy_file_range */
+#define _GNU_SOURCE /* fallocate, copy_file_range */
 #include "common/stream_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "common/cli.h"
 #include "common/out_map.h"
 #include "common/par_io.h"
+#include "common/temp_file.h"
 
 #ifndef TMPFS_MAGIC
 #define TMPFS_MAGIC 0x01021994
@@ -77,27 +77,10 @@ arr_status_t app_sink_open_spill(app_sink_t **kp, const char *near_path, size_t 
     if (!near_path || strcmp(near_path, "-") == 0) dir[0] = '\0';
     else if (!slash) snprintf(dir, sizeof dir, ".");
     else snprintf(dir, sizeof dir, "%.*s", slash == near_path ? 1 : (int)(slash - near_path), near_path);
-    int fd = -1;
-#ifdef O_TMPFILE
-    if (dir[0]) fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-#endif
-    if (fd < 0) {
-        /* No O_TMPFILE there: a named file in $TMPDIR, unlinked at once,
-           with the signals that clean up held off in between so that no
-           name can be left behind. */
-        const char *t = getenv("TMPDIR");
-        char tmpl[4096];
-        snprintf(tmpl, sizeof tmpl, "%s/.libscan-spill.XXXXXX", t && *t ? t : "/tmp");
-        sigset_t block, old;
-        sigemptyset(&block);
-        sigaddset(&block, SIGINT);
-        sigaddset(&block, SIGTERM);
-        sigaddset(&block, SIGHUP);
-        pthread_sigmask(SIG_BLOCK, &block, &old);
-        fd = mkstemp(tmpl);
-        if (fd >= 0) unlink(tmpl);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-    }
+    /* No name to clean up (temp_file.h); where that folder refuses, the
+       temporary folder ($TMPDIR or /tmp). */
+    int fd = dir[0] ? app_temp_file(dir) : -1;
+    if (fd < 0) fd = app_temp_file(app_temp_dir());
     if (fd < 0)
         return arr__fail(err, errlen, ARR_ERR_SYSTEM, near_path ? near_path : "(spill)",
                          "cannot create a temporary file: %s", strerror(errno));
