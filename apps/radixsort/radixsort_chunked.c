@@ -256,11 +256,9 @@ typedef struct chunked {
     app_timing_t *tm;
     app_progress_t prog;
     app_src_t *src, *vsrc;
-    /* outs[0]: the keys (or argsort's positions), outs[1]: the values,
-       written through sinks[i] and published together at the end
-       (rs_output.h). */
-    rs_output_t outs[2];
-    app_sink_t *sinks[2];
+    /* The keys (or argsort's positions) and the values, written through
+       their sinks and published together at the end (rs_output.h). */
+    rs_outputs_t outs;
     rs_spill_t spill;
     rs_keymap_t map;
     size_t n, ks, vsize, chunk, nruns;
@@ -415,8 +413,8 @@ static int merge_runs(chunked_t *c) {
     s2->window = window;
     s2->n = n;
     s2->unique = job->unique;
-    s3->keys = c->sinks[0];
-    s3->vals = c->sinks[1];
+    s3->keys = c->outs.k[0];
+    s3->vals = c->outs.k[1];
     s3->out_ks = out_ks;
     s3->vsize = c->vsize;
     s3->io_threads = c->io_threads;
@@ -479,15 +477,12 @@ static int open_files(chunked_t *c) {
         vdtype = app_src_dtype(c->vsrc);
         c->vsize = arr_dtype_size(vdtype);
     }
-    const char *paths[2] = {job->out_path, job->values_out_path};
+    const char *const paths[2] = {job->out_path, job->values_out_path};
     const arr_dtype_t dtypes[2] = {job->argsort ? ARR_I64 : job->key_file_dtype, vdtype};
-    const size_t count = job->unique ? ARR_COUNT_UNKNOWN : c->n;
-    for (int i = 0; i < 2 && st == ARR_OK; ++i) {
-        if (!paths[i]) continue;
-        st = rs_output_open(&c->outs[i], paths[i], job->out_format, dtypes[i], count, err, sizeof err);
-        if (st == ARR_OK) st = app_sink_open(&c->sinks[i], rs_output_writer(&c->outs[i]), paths[i], err, sizeof err);
-        if (st == ARR_OK && !job->unique) st = app_sink_reserve(c->sinks[i], c->n, err, sizeof err);
-    }
+    /* Reserved, not mapped: an output larger than the memory limit must not
+       be faulted into the page cache ahead of the merge. */
+    st = rs_outputs_open(&c->outs, paths, job->out_format, dtypes, job->unique ? ARR_COUNT_UNKNOWN : c->n, false,
+                         err, sizeof err);
     if (st != ARR_OK) app_error(job->prog, "%s", err);
     return (int)st;
 }
@@ -496,14 +491,7 @@ static int open_files(chunked_t *c) {
  * so a failure leaves the old keys and values files as they were. */
 static int commit_outputs(chunked_t *c) {
     char err[512];
-    arr_status_t st = ARR_OK;
-    for (int i = 0; i < 2; ++i) {
-        app_sink_close(c->sinks[i]);
-        c->sinks[i] = NULL;
-    }
-    for (int i = 0; i < 2 && st == ARR_OK; ++i)
-        if (c->outs[i].path) st = rs_output_finish(&c->outs[i], err, sizeof err);
-    if (st == ARR_OK) st = rs_outputs_publish(c->outs, 2, err, sizeof err);
+    const arr_status_t st = rs_outputs_commit(&c->outs, err, sizeof err);
     if (st != ARR_OK) app_error(c->job->prog, "%s", err);
     return (int)st;
 }
@@ -514,10 +502,7 @@ static void chunked_free(chunked_t *c) {
     rs_bg_wait(&c->bg_read);
     rs_bg_wait(&c->bg_write);
     app_progress_end(&c->prog);
-    for (int i = 0; i < 2; ++i) {
-        app_sink_close(c->sinks[i]);
-        rs_output_abort(&c->outs[i]);
-    }
+    rs_outputs_abort(&c->outs);
     app_src_close(c->src);
     app_src_close(c->vsrc);
     rs_spill_close(&c->spill);
@@ -549,7 +534,7 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     }
     c->job = job;
     c->tm = timing;
-    c->outs[0].slot = c->outs[1].slot = -1;
+    rs_outputs_init(&c->outs);
     c->threads = threads;
     c->io_threads = app_io_threads();
     c->ks = libscan_dtype_size(job->key);

@@ -11,56 +11,13 @@
 #include "common/stream_io.h"
 #include "rs_output.h"
 
-/* ---- the outputs: opened, written through sinks, committed together -------- */
-
-typedef struct outputs {
-    rs_output_t o[2];   /* [0] keys (or argsort's positions), [1] values */
-    app_sink_t *k[2];
-} outputs_t;
-
-static void outputs_init(outputs_t *x) {
-    memset(x, 0, sizeof *x);
-    x->o[0].slot = x->o[1].slot = -1;
-}
-
-/* Opens both outputs (before either is written: a bad path is reported
- * before any work is spent on the other) with room for n elements, mapped
- * where they can be (app_sink_map: the pages are faulted in on threads from
- * now on, while the caller reads, sorts, ...). */
-static arr_status_t outputs_open(const rs_job_t *job, outputs_t *x, arr_dtype_t kd, arr_dtype_t vd, size_t n,
+/* Both outputs, mapped where they can be: their pages are faulted in on
+ * threads (out_map.h) while the caller reads, sorts, ... */
+static arr_status_t outputs_open(const rs_job_t *job, rs_outputs_t *x, arr_dtype_t kd, arr_dtype_t vd, size_t n,
                                  char *err, size_t errlen) {
-    const char *paths[2] = {job->out_path, job->values_out_path};
+    const char *const paths[2] = {job->out_path, job->values_out_path};
     const arr_dtype_t dt[2] = {kd, vd};
-    for (int i = 0; i < 2; ++i) {
-        if (!paths[i]) continue;
-        arr_status_t st = rs_output_open(&x->o[i], paths[i], job->out_format, dt[i], n, err, errlen);
-        if (st == ARR_OK) st = app_sink_open(&x->k[i], rs_output_writer(&x->o[i]), paths[i], err, errlen);
-        if (st == ARR_OK) st = app_sink_map(x->k[i], n, app_io_threads(), err, errlen);
-        if (st != ARR_OK) return st;
-    }
-    return ARR_OK;
-}
-
-/* Both files complete in their stages, then both renamed into place
- * (rs_output.h): a failure leaves every old file as it was. */
-static arr_status_t outputs_commit(outputs_t *x, char *err, size_t errlen) {
-    arr_status_t st = ARR_OK;
-    for (int i = 0; i < 2; ++i) {
-        app_sink_close(x->k[i]);
-        x->k[i] = NULL;
-    }
-    for (int i = 0; i < 2 && st == ARR_OK; ++i)
-        if (x->o[i].path) st = rs_output_finish(&x->o[i], err, errlen);
-    if (st == ARR_OK) st = rs_outputs_publish(x->o, 2, err, errlen);
-    return st;
-}
-
-static void outputs_abort(outputs_t *x) {
-    for (int i = 0; i < 2; ++i) {
-        app_sink_close(x->k[i]);
-        x->k[i] = NULL;
-        rs_output_abort(&x->o[i]);
-    }
+    return rs_outputs_open(x, paths, job->out_format, dt, n, true, err, errlen);
 }
 
 static int report(const rs_job_t *job, arr_status_t st, const char *err) {
@@ -88,8 +45,8 @@ static int sort_keys_gpu(const rs_job_t *job, app_src_t *src, app_timing_t *tm) 
     memset(&ring, 0, sizeof ring);
     app_rpipe_t *rp = NULL;
     app_wpipe_t *wp = NULL;
-    outputs_t outs;
-    outputs_init(&outs);
+    rs_outputs_t outs;
+    rs_outputs_init(&outs);
     unsigned char *d_keys = NULL, *d_sorted = NULL;
     cudaStream_t stream = NULL;
     cudaError_t e;
@@ -212,14 +169,14 @@ static int sort_keys_gpu(const rs_job_t *job, app_src_t *src, app_timing_t *tm) 
         goto done;
     }
     const double t_commit = app_now();
-    st = outputs_commit(&outs, err, sizeof err);
+    st = rs_outputs_commit(&outs, err, sizeof err);
     app_timing_span(tm, "commit", t_commit, app_now());
     rc = st == ARR_OK ? APP_EXIT_OK : report(job, st, err);
 done:
     app_progress_end(&prog);
     app_rpipe_stop(rp);
     (void)app_wpipe_finish(wp, NULL, NULL, 0);
-    outputs_abort(&outs);
+    rs_outputs_abort(&outs);
     cudaFree(d_keys);
     cudaFree(d_sorted);
     if (stream) cudaStreamDestroy(stream);
@@ -237,8 +194,8 @@ static int sort_host(const rs_job_t *job, app_src_t *src, app_src_t *vsrc, app_t
     app_hostbuf_t keys, vals, idx, gathered;
     memset(&keys, 0, sizeof keys);
     vals = idx = gathered = keys;
-    outputs_t outs;
-    outputs_init(&outs);
+    rs_outputs_t outs;
+    rs_outputs_init(&outs);
     const bool need_idx = job->argsort || job->values_path || job->unique;
     const arr_dtype_t vdtype = vsrc ? app_src_dtype(vsrc) : ARR_NONE;
     const size_t vs = vsrc ? arr_dtype_size(vdtype) : 0;
@@ -284,7 +241,7 @@ static int sort_host(const rs_job_t *job, app_src_t *src, app_src_t *vsrc, app_t
     st = outputs_open(job, &outs, kd, vdtype, kept, err, sizeof err);
     if (st == ARR_OK) st = app_sink_write(outs.k[0], job->argsort ? idx.p : keys.p, kept, threads, err, sizeof err);
     if (st == ARR_OK && vsrc) st = app_sink_write(outs.k[1], gathered.p, kept, threads, err, sizeof err);
-    if (st == ARR_OK) st = outputs_commit(&outs, err, sizeof err);
+    if (st == ARR_OK) st = rs_outputs_commit(&outs, err, sizeof err);
     rc = st == ARR_OK ? APP_EXIT_OK : report(job, st, err);
     goto done;
 oom:
@@ -292,7 +249,7 @@ oom:
     rc = APP_EXIT_INTERNAL;
 done:
     app_timing_stop(tm);
-    outputs_abort(&outs);
+    rs_outputs_abort(&outs);
     app_hostbuf_free(&keys);
     app_hostbuf_free(&vals);
     app_hostbuf_free(&idx);
