@@ -159,8 +159,10 @@ app_omap_t *app_omap_open(int fd, unsigned long long size, int threads, const ch
         free(m);
         return NULL;
     }
+    /* No prefault: the copy faults the pages in itself (a caller with
+       nothing to do meanwhile saves a pass over the memory). */
+    if (threads < 1) return m;
     /* Whole pages to each thread, so no page is faulted twice. */
-    if (threads < 1) threads = 1;
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const size_t pages = (m->len + page - 1) / page;

@@ -41,7 +41,8 @@ bool app_omap_enabled(void);
 
 /* Maps bytes [0, size) of regular file fd (open for reading and writing)
  * after allocating them (fallocate: the file is `size` bytes long after),
- * and starts `threads` threads faulting its pages in. `name` (copied) is
+ * and starts `threads` threads faulting its pages in (0: none, the copies
+ * fault them in themselves; for a caller with nothing to do meanwhile). `name` (copied) is
  * the file the SIGBUS message names. Returns the mapping, or NULL: mapping
  * is off or impossible here (*werr = 0: write with pwrite instead), or
  * fallocate found a write error (*werr = its errno: report it). */

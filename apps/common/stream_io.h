@@ -128,8 +128,8 @@ arr_status_t app_sink_reserve(app_sink_t *k, size_t count, char *err, size_t err
 /* Tells the sink that exactly `count` more elements will follow, and where
  * it writes a regular file at offsets, writes them through a mapping of the
  * file (out_map.h: fallocate, mmap, its pages faulted in on `threads`
- * threads from now on, while the caller does other work; the elements are
- * then memcpy'd). Where the mapping cannot be had (LIBSCAN_OUT_MAP=0, a
+ * threads from now on, while the caller does other work; 0: not ahead, by
+ * the copies themselves; the elements are then memcpy'd). Where the mapping cannot be had (LIBSCAN_OUT_MAP=0, a
  * file system without fallocate, standard output, a device, text), it is
  * app_sink_reserve() and the elements go with pwrite/write as before.
  * Returns ARR_OK, or a write error (a full disk, the file-size limit)

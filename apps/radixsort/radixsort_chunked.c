@@ -481,7 +481,7 @@ static int open_files(chunked_t *c) {
     const arr_dtype_t dtypes[2] = {job->argsort ? ARR_I64 : job->key_file_dtype, vdtype};
     /* Reserved, not mapped: an output larger than the memory limit must not
        be faulted into the page cache ahead of the merge. */
-    st = rs_outputs_open(&c->outs, paths, job->out_format, dtypes, job->unique ? ARR_COUNT_UNKNOWN : c->n, false,
+    st = rs_outputs_open(&c->outs, paths, job->out_format, dtypes, job->unique ? ARR_COUNT_UNKNOWN : c->n, RS_OUT_RESERVE,
                          err, sizeof err);
     if (st != ARR_OK) app_error(job->prog, "%s", err);
     return (int)st;

@@ -11,13 +11,12 @@
 #include "common/stream_io.h"
 #include "rs_output.h"
 
-/* Both outputs, mapped where they can be: their pages are faulted in on
- * threads (out_map.h) while the caller reads, sorts, ... */
+/* Both outputs, their room taken now (rs_output.h's modes). */
 static arr_status_t outputs_open(const rs_job_t *job, rs_outputs_t *x, arr_dtype_t kd, arr_dtype_t vd, size_t n,
-                                 char *err, size_t errlen) {
+                                 rs_out_mode_t mode, char *err, size_t errlen) {
     const char *const paths[2] = {job->out_path, job->values_out_path};
     const arr_dtype_t dt[2] = {kd, vd};
-    return rs_outputs_open(x, paths, job->out_format, dt, n, true, err, errlen);
+    return rs_outputs_open(x, paths, job->out_format, dt, n, mode, err, errlen);
 }
 
 static int report(const rs_job_t *job, arr_status_t st, const char *err) {
@@ -59,7 +58,7 @@ static int sort_keys_gpu(const rs_job_t *job, app_src_t *src, app_timing_t *tm) 
     /* The output first: its pages are faulted in (out_map.h) while the
        keys are read, uploaded and sorted. */
     const double t_open = app_now();
-    arr_status_t st = outputs_open(job, &outs, job->key_file_dtype, ARR_NONE, n, err, sizeof err);
+    arr_status_t st = outputs_open(job, &outs, job->key_file_dtype, ARR_NONE, n, RS_OUT_MAP_PREFAULT, err, sizeof err);
     if (st != ARR_OK) {
         rc = report(job, st, err);
         goto done;
@@ -238,7 +237,9 @@ static int sort_host(const rs_job_t *job, app_src_t *src, app_src_t *vsrc, app_t
 
     app_timing_start(tm, "write");
     const arr_dtype_t kd = job->argsort ? ARR_I64 : job->key_file_dtype;
-    st = outputs_open(job, &outs, kd, vdtype, kept, err, sizeof err);
+    /* Mapped without a prefault: nothing is left to overlap it with, and
+       the parallel copy faults the pages in as it goes. */
+    st = outputs_open(job, &outs, kd, vdtype, kept, RS_OUT_MAP, err, sizeof err);
     if (st == ARR_OK) st = app_sink_write(outs.k[0], job->argsort ? idx.p : keys.p, kept, threads, err, sizeof err);
     if (st == ARR_OK && vsrc) st = app_sink_write(outs.k[1], gathered.p, kept, threads, err, sizeof err);
     if (st == ARR_OK) st = rs_outputs_commit(&outs, err, sizeof err);

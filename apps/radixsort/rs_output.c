@@ -231,14 +231,16 @@ void rs_outputs_init(rs_outputs_t *x) {
 }
 
 arr_status_t rs_outputs_open(rs_outputs_t *x, const char *const paths[2], arr_format_t format,
-                             const arr_dtype_t dtypes[2], size_t count, bool map, char *err, size_t errlen) {
+                             const arr_dtype_t dtypes[2], size_t count, rs_out_mode_t mode, char *err,
+                             size_t errlen) {
     for (int i = 0; i < 2; ++i) {
         if (!paths[i]) continue;
         arr_status_t st = rs_output_open(&x->o[i], paths[i], format, dtypes[i], count, err, errlen);
         if (st == ARR_OK) st = app_sink_open(&x->k[i], rs_output_writer(&x->o[i]), paths[i], err, errlen);
         if (st == ARR_OK && count != ARR_COUNT_UNKNOWN)
-            st = map ? app_sink_map(x->k[i], count, app_io_threads(), err, errlen)
-                     : app_sink_reserve(x->k[i], count, err, errlen);
+            st = mode == RS_OUT_RESERVE ? app_sink_reserve(x->k[i], count, err, errlen)
+                                        : app_sink_map(x->k[i], count, mode == RS_OUT_MAP ? 0 : app_io_threads(), err,
+                                                       errlen);
         if (st != ARR_OK) return st;
     }
     return ARR_OK;

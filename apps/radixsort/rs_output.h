@@ -68,12 +68,16 @@ void rs_outputs_init(rs_outputs_t *x);
 /* Opens the outputs named in paths[] (NULL: none) for elements of dtypes[],
  * `count` each (ARR_COUNT_UNKNOWN where not known yet), both before either
  * is written (a bad path is reported before work is spent on the other).
- * With a known count their room is taken now (a full disk shows at once):
- * mapped where `map` (stream_io.h's app_sink_map: the pages are faulted in
- * on threads from now on, while the caller works), else reserved. Errors
- * name the path. */
+ * With a known count their room is taken now (a full disk shows at once),
+ * as `mode` says. Errors name the path. */
+typedef enum {
+    RS_OUT_RESERVE,     /* fallocate'd, written with pwrite (app_sink_reserve) */
+    RS_OUT_MAP,         /* mapped (app_sink_map), the pages faulted in by the copies */
+    RS_OUT_MAP_PREFAULT /* mapped, the pages faulted in on threads from now on, while the caller works */
+} rs_out_mode_t;
 arr_status_t rs_outputs_open(rs_outputs_t *x, const char *const paths[2], arr_format_t format,
-                             const arr_dtype_t dtypes[2], size_t count, bool map, char *err, size_t errlen);
+                             const arr_dtype_t dtypes[2], size_t count, rs_out_mode_t mode, char *err,
+                             size_t errlen);
 
 /* Closes the sinks, completes both files in their stages, then renames both
  * into place: a failure leaves every old file as it was. */
