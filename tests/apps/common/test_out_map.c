@@ -48,8 +48,8 @@ static void test_map_npy(void **state) {
     snprintf(path, sizeof path, "%s/o.npy", fx->dir);
     /* Prefault on 0 threads (the copies fault the pages in) and on 4;
        copies on 1 thread and on 4. */
-    for (int threads = 1; threads <= 4; threads += 3)
-    for (int prefault = 0; prefault <= 4; prefault += 4) {
+    for (int round = 0; round < 4; ++round) {
+        const int threads = round & 1 ? 4 : 1, prefault = round & 2 ? 4 : 0;
         arr_writer_t *w;
         assert_int_equal(arr_writer_open(&w, path, ARR_FMT_AUTO, ARR_U32, n, err, sizeof err), ARR_OK);
         app_sink_t *k;
