@@ -1,6 +1,7 @@
-/* cli.c -- errors, option values, device choice, number parsing (cli.h).
+/* cli.c -- errors, option values, device names, number parsing (cli.h).
  * Atomic output is in out_file.c, progress and timing in progress.c, the
- * GPU probe and its warm start in gpu_probe.c. */
+ * GPU probe, its warm start and the device choice in gpu_probe.c (the only
+ * file here that calls the CUDA runtime). */
 #define _POSIX_C_SOURCE 200809L
 #include "common/cli.h"
 
@@ -91,37 +92,6 @@ const char *app_device_name(app_device_t d) {
     case APP_DEVICE_GPU: return "gpu";
     }
     return "?";
-}
-
-static int g_cpu_note_printed = 0;
-
-int app_choose_device(const char *prog, app_device_t requested, app_device_t *chosen) {
-    char why[256];
-    switch (requested) {
-    case APP_DEVICE_CPU:
-        *chosen = APP_DEVICE_CPU;
-        return APP_EXIT_OK;
-    case APP_DEVICE_GPU:
-        if (!app_gpu_usable(why, sizeof why)) {
-            app_error(prog, "--device gpu: no usable GPU (%s)", why);
-            return APP_EXIT_INTERNAL;
-        }
-        *chosen = APP_DEVICE_GPU;
-        return APP_EXIT_OK;
-    case APP_DEVICE_AUTO:
-        if (app_gpu_usable(why, sizeof why)) {
-            *chosen = APP_DEVICE_GPU;
-        } else {
-            if (!g_cpu_note_printed) {
-                g_cpu_note_printed = 1;
-                app_error(prog, "no usable GPU (%s); running on the CPU", why);
-            }
-            *chosen = APP_DEVICE_CPU;
-        }
-        return APP_EXIT_OK;
-    }
-    app_error(prog, "invalid device choice %d", (int)requested);
-    return APP_EXIT_USAGE;
 }
 
 /* ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
-/* gpu_probe.c -- is there a usable GPU (app_gpu_usable), and the probe
- * started early on a thread so that creating the CUDA context overlaps the
- * program's own start (app_gpu_warm_start); cli.h.
+/* gpu_probe.c -- is there a usable GPU (app_gpu_usable), the probe started
+ * early on a thread so that creating the CUDA context overlaps the program's
+ * own start (app_gpu_warm_start), and the choice of device it decides
+ * (app_choose_device); cli.h.
  *
  * Why a thread: cudaFree(0) creates the context, 0.2-0.6 s on an H100
  * machine, in which the program could open its inputs, create its output and
@@ -85,4 +86,35 @@ int app_gpu_usable(char *why, size_t n) {
 
 void app_timing_gpu_init(app_timing_t *t) {
     if (g_gpu_probed && !g_warm_running) app_timing_span(t, "gpu init", g_probe_from, g_probe_to);
+}
+
+static int g_cpu_note_printed = 0;
+
+int app_choose_device(const char *prog, app_device_t requested, app_device_t *chosen) {
+    char why[256];
+    switch (requested) {
+    case APP_DEVICE_CPU:
+        *chosen = APP_DEVICE_CPU;
+        return APP_EXIT_OK;
+    case APP_DEVICE_GPU:
+        if (!app_gpu_usable(why, sizeof why)) {
+            app_error(prog, "--device gpu: no usable GPU (%s)", why);
+            return APP_EXIT_INTERNAL;
+        }
+        *chosen = APP_DEVICE_GPU;
+        return APP_EXIT_OK;
+    case APP_DEVICE_AUTO:
+        if (app_gpu_usable(why, sizeof why)) {
+            *chosen = APP_DEVICE_GPU;
+        } else {
+            if (!g_cpu_note_printed) {
+                g_cpu_note_printed = 1;
+                app_error(prog, "no usable GPU (%s); running on the CPU", why);
+            }
+            *chosen = APP_DEVICE_CPU;
+        }
+        return APP_EXIT_OK;
+    }
+    app_error(prog, "invalid device choice %d", (int)requested);
+    return APP_EXIT_USAGE;
 }

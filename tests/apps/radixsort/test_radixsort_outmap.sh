@@ -61,8 +61,11 @@ for m in 1 0; do
         --values "$tmp/v.npy" --values-out "$tmp/vo$m.npy" --device "$dev" --quiet
 done
 if cmp -s "$tmp/ko1.npy" "$tmp/ko0.npy" && cmp -s "$tmp/vo1.npy" "$tmp/vo0.npy"; then
-    ref sort "$tmp/k.npy" "$tmp/ko1.npy" "values=$tmp/v.npy,$tmp/vo1.npy" 2>"$tmp/referr" &&
-        checks=$((checks + 1)) || fail "--values: $(cat "$tmp/referr")"
+    if ref sort "$tmp/k.npy" "$tmp/ko1.npy" "values=$tmp/v.npy,$tmp/vo1.npy" 2>"$tmp/referr"; then
+        checks=$((checks + 1))
+    else
+        fail "--values: $(cat "$tmp/referr")"
+    fi
 else
     fail "--values: mapped and pwrite outputs differ"
 fi
