@@ -225,6 +225,7 @@ static void *gpu_stage(void *arg) {
 static void print_timing(const batch_t *b, double wall, int workers) {
     app_timing_t tm;
     app_timing_init(&tm, true);
+    app_timing_since(&tm, app_now() - wall);
     const bool gpu = b->cfg->device == APP_DEVICE_GPU;
     app_timing_add(&tm, "decode", b->sum.decode);
     app_timing_add(&tm, "convert", b->sum.convert);

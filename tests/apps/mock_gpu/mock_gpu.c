@@ -34,6 +34,24 @@ cudaError_t mock_cudaHostAlloc(void **p, size_t bytes, unsigned int flags) {
 
 cudaError_t mock_cudaFreeHost(void *p) { return mock_cudaFree(p); }
 
+/* Registered memory is ordinary memory the GPU copies faster: nothing to do
+   here, but the calls must pair (a count the programs cannot see). */
+static long g_registered = 0;
+
+cudaError_t mock_cudaHostRegister(void *p, size_t bytes, unsigned int flags) {
+    (void)p;
+    (void)bytes;
+    (void)flags;
+    __atomic_add_fetch(&g_registered, 1, __ATOMIC_SEQ_CST);
+    return cudaSuccess;
+}
+
+cudaError_t mock_cudaHostUnregister(void *p) {
+    (void)p;
+    return __atomic_sub_fetch(&g_registered, 1, __ATOMIC_SEQ_CST) < 0 ? cudaErrorHostMemoryNotRegistered
+                                                                         : cudaSuccess;
+}
+
 cudaError_t mock_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind) {
     (void)kind;
     memmove(dst, src, bytes);

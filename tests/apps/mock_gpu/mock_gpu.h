@@ -21,6 +21,8 @@
 #define cudaMalloc mock_cudaMalloc
 #define cudaHostAlloc mock_cudaHostAlloc
 #define cudaFreeHost mock_cudaFreeHost
+#define cudaHostRegister mock_cudaHostRegister
+#define cudaHostUnregister mock_cudaHostUnregister
 #define cudaMemcpy mock_cudaMemcpy
 #define cudaMemcpyAsync mock_cudaMemcpyAsync
 #define cudaMemGetInfo mock_cudaMemGetInfo
