@@ -108,10 +108,10 @@ cudaError_t run_large(const libscan__segsort_plan_t &pl, const Codec<K> &codec, 
     L.partials = reinterpret_cast<uint64_t *>(base + lay.tile_start + lay.tile_seg + lay.counts);
 
     const uint64_t segs = pl.num_segments;
-    count_tiles_kernel<<<grid_for((segs + 1 + 255) / 256, uint64_t(sms) * 8), 256, 0, stream>>>(L);
+    count_tiles_kernel<256><<<grid_for((segs + 1 + 255) / 256, uint64_t(sms) * 8), 256, 0, stream>>>(L);
     cudaError_t e = scan_in_place(L.tile_start, ScanLen{nullptr, 0, segs + 1}, segs + 1, L.partials, sms, stream);
     if (e != cudaSuccess) return e;
-    map_tiles_kernel<<<grid_for((segs + 7) / 8, uint64_t(sms) * 8), 256, 0, stream>>>(L);
+    map_tiles_kernel<256><<<grid_for((segs + 7) / 8, uint64_t(sms) * 8), 256, 0, stream>>>(L);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
 

@@ -48,7 +48,15 @@
 
 #include "libscan/cuda/block_scan.cuh"
 #include "libscan/cuda/ops.cuh"
+// onesweep.cuh defines digit_base_kernel as a plain (not template, not
+// inline) __global__ function, so every translation unit that includes it
+// defines that symbol and two of them cannot be linked together (the
+// library's sort_launch.cu is one). Until it is a template, this header
+// takes it under a name of its own; only Codec, NoValues and the radix
+// constants are used here.
+#define digit_base_kernel segsort_unused_digit_base_kernel
 #include "libscan/cuda/onesweep.cuh"
+#undef digit_base_kernel
 #include "libscan/cuda/segsort_tuning.cuh"
 
 namespace libscan::sort {
@@ -240,7 +248,7 @@ struct ScanLen {
 
 // tile_start[s] = tiles of segment s (0 for one-block segments), s <=
 // num_segments (the last entry 0: after the scan it is the total).
-__global__ void count_tiles_kernel(const LargeLayout L) {
+template <int BLOCK> __global__ void __launch_bounds__(BLOCK) count_tiles_kernel(const LargeLayout L) {
     for (size_t s = size_t(blockIdx.x) * blockDim.x + threadIdx.x; s <= L.num_segments;
          s += size_t(gridDim.x) * blockDim.x) {
         uint64_t tiles = 0;
@@ -253,7 +261,7 @@ __global__ void count_tiles_kernel(const LargeLayout L) {
 }
 
 // tile_seg[i] = s for every tile i of segment s; one warp per segment.
-__global__ void map_tiles_kernel(const LargeLayout L) {
+template <int BLOCK> __global__ void __launch_bounds__(BLOCK) map_tiles_kernel(const LargeLayout L) {
     const size_t warps = size_t(gridDim.x) * (blockDim.x / 32);
     const unsigned lane = threadIdx.x % 32;
     for (size_t s = size_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; s < L.num_segments; s += warps)
