@@ -5,6 +5,7 @@
 #include "rs_merge.h"
 #include "rs_output.h"
 #include "rs_runs.h"
+#include "rs_segments.h"
 #include "rs_threads.h"
 
 #include <stdint.h>
@@ -36,6 +37,7 @@ static int gpu_fail(const char *prog, const char *what, libscan_status_t st, cud
 }
 
 int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
+    if (job->seg_offsets) return rs_segments_sort_host(job, keys, idx, n);
     libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
     o.descending = job->descending;
     const size_t ks = libscan_dtype_size(job->key);
