@@ -78,10 +78,16 @@ template <typename K, typename V, int BLOCK, int IPT> struct BlockSegSort {
     static constexpr int kWidest = int(sizeof(K)) > value_size<V>() ? int(sizeof(K)) : value_size<V>();
     using Scan = libscan::BlockScan<unsigned, BLOCK>;
 
+    // Shared arrays are indexed through Pad(): one spare word after every 32,
+    // so that a warp reading 32 runs of IPT (or kDigits) consecutive entries,
+    // one run a thread, hits 32 different banks instead of 32 / IPT.
+    static __device__ __forceinline__ int Pad(int i) { return i + (i >> 5); }
+    static constexpr int kPadded = kItems + kItems / 32;
+
     struct TempStorage {
-        unsigned counters[kDigits * BLOCK]; // [digit][thread]
+        unsigned counters[kDigits * BLOCK + kDigits * BLOCK / 32]; // [digit][thread], padded
         typename Scan::TempStorage scan;
-        alignas(16) unsigned char exchange[size_t(kItems) * kWidest];
+        alignas(16) unsigned char exchange[size_t(kPadded) * kWidest];
     };
 
     __device__ __forceinline__ explicit BlockSegSort(TempStorage &s) : s_(s) {}
@@ -94,13 +100,13 @@ template <typename K, typename V, int BLOCK, int IPT> struct BlockSegSort {
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             const int p = k * BLOCK + int(threadIdx.x);
-            if (p < valid) buf[p] = src[p];
+            if (p < valid) buf[Pad(p)] = src[p];
         }
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             const int p = int(threadIdx.x) * IPT + k;
-            items[k] = p < valid ? buf[p] : T();
+            items[k] = p < valid ? buf[Pad(p)] : T();
         }
     }
 
@@ -128,26 +134,27 @@ template <typename K, typename V, int BLOCK, int IPT> struct BlockSegSort {
         const int t = int(threadIdx.x);
         unsigned digit[IPT], before[IPT];
 #pragma unroll
-        for (int d = 0; d < kDigits; ++d) s_.counters[d * BLOCK + t] = 0; // this thread's column only
+        for (int d = 0; d < kDigits; ++d) s_.counters[Pad(d * BLOCK + t)] = 0; // this thread's column only
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             const bool ok = t * IPT + k < valid;
             digit[k] = ok ? unsigned(static_cast<K>(codec.map(keys[k]) >> shift)) & mask : unsigned(kDigits - 1);
-            before[k] = s_.counters[digit[k] * BLOCK + t];
-            s_.counters[digit[k] * BLOCK + t] = before[k] + 1;
+            const int c = Pad(int(digit[k]) * BLOCK + t);
+            before[k] = s_.counters[c];
+            s_.counters[c] = before[k] + 1;
         }
         __syncthreads();
         // Exclusive scan of the counters digit-major over threads: thread t
         // takes the kDigits consecutive counters from t * kDigits.
         unsigned v[kDigits];
 #pragma unroll
-        for (int j = 0; j < kDigits; ++j) v[j] = s_.counters[t * kDigits + j];
+        for (int j = 0; j < kDigits; ++j) v[j] = s_.counters[Pad(t * kDigits + j)];
         Scan(s_.scan).ExclusiveScan(v, libscan::Sum<unsigned>());
 #pragma unroll
-        for (int j = 0; j < kDigits; ++j) s_.counters[t * kDigits + j] = v[j];
+        for (int j = 0; j < kDigits; ++j) s_.counters[Pad(t * kDigits + j)] = v[j];
         __syncthreads();
 #pragma unroll
-        for (int k = 0; k < IPT; ++k) rank[k] = int(s_.counters[digit[k] * BLOCK + t] + before[k]);
+        for (int k = 0; k < IPT; ++k) rank[k] = int(s_.counters[Pad(int(digit[k]) * BLOCK + t)] + before[k]);
     }
 
     template <typename T>
@@ -155,11 +162,11 @@ template <typename K, typename V, int BLOCK, int IPT> struct BlockSegSort {
         T *buf = reinterpret_cast<T *>(s_.exchange);
         __syncthreads(); // earlier readers of the buffer are done
 #pragma unroll
-        for (int k = 0; k < IPT; ++k) buf[rank[k]] = items[k];
+        for (int k = 0; k < IPT; ++k) buf[Pad(rank[k])] = items[k];
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < IPT; ++k)
-            items[k] = buf[striped_out ? k * BLOCK + int(threadIdx.x) : int(threadIdx.x) * IPT + k];
+            items[k] = buf[Pad(striped_out ? k * BLOCK + int(threadIdx.x) : int(threadIdx.x) * IPT + k)];
     }
 };
 
