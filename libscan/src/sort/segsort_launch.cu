@@ -71,11 +71,11 @@ unsigned grid_for(uint64_t work, uint64_t cap) {
 }
 
 // One size class: segments of (lo, BLOCK * IPT] keys, one block each.
-template <typename K, typename V, int BLOCK, int IPT, int SEGS>
+template <typename K, typename V, int BLOCK, int IPT, int SEGS, int MINB>
 cudaError_t launch_class(const SegSortParams<K, V> &p, uint64_t lo, int sms, cudaStream_t stream) {
     constexpr int kPerSm = 2048 / BLOCK < 32 ? 2048 / BLOCK : 32; // resident blocks an SM takes
     const unsigned grid = grid_for((p.num_segments + SEGS - 1) / SEGS, uint64_t(sms) * kPerSm);
-    segment_block_kernel<K, V, BLOCK, IPT, SEGS><<<grid, BLOCK, 0, stream>>>(p, lo, uint64_t(BLOCK) * IPT);
+    segment_block_kernel<K, V, BLOCK, IPT, SEGS, MINB><<<grid, BLOCK, 0, stream>>>(p, lo, uint64_t(BLOCK) * IPT);
     return cudaGetLastError();
 }
 
@@ -131,7 +131,7 @@ cudaError_t run_large(const libscan__segsort_plan_t &pl, const Codec<K> &codec, 
         tile_hist_kernel<K, T::kTileThreads><<<grid, T::kTileThreads, 0, stream>>>(L, pk);
         e = scan_in_place(L.counts, counts_len, lay.max_tiles * kRadix, L.partials, sms, stream);
         if (e != cudaSuccess) return e;
-        tile_scatter_kernel<K, V, T::kTileThreads, T::kTileItems>
+        tile_scatter_kernel<K, V, T::kTileThreads, T::kTileItems, T::kTileMinBlocks>
             <<<grid, T::kTileThreads, 0, stream>>>(L, pk, vsrc, dst, vdst);
         e = cudaGetLastError();
         if (e != cudaSuccess) return e;
@@ -174,9 +174,10 @@ template <typename K, typename V> cudaError_t run(const libscan__segsort_plan_t 
     constexpr uint64_t kTinyMax = uint64_t(T::kTinyThreads) * T::kTinyItems;
     constexpr uint64_t kSmallMax = uint64_t(T::kSmallThreads) * T::kSmallItems;
     static_assert(kTinyMax < kSmallMax && kSmallMax < tile_keys<W>(), "libscan: size classes must grow");
-    e = launch_class<K, V, T::kTinyThreads, T::kTinyItems, SEGS>(p, 0, sms, stream);
-    if (e == cudaSuccess) e = launch_class<K, V, T::kSmallThreads, T::kSmallItems, SEGS>(p, kTinyMax, sms, stream);
-    if (e == cudaSuccess) e = launch_class<K, V, T::kTileThreads, T::kTileItems, SEGS>(p, kSmallMax, sms, stream);
+    e = launch_class<K, V, T::kTinyThreads, T::kTinyItems, SEGS, 1>(p, 0, sms, stream);
+    if (e == cudaSuccess) e = launch_class<K, V, T::kSmallThreads, T::kSmallItems, SEGS, 1>(p, kTinyMax, sms, stream);
+    if (e == cudaSuccess)
+        e = launch_class<K, V, T::kTileThreads, T::kTileItems, SEGS, T::kTileMinBlocks>(p, kSmallMax, sms, stream);
     if (e != cudaSuccess) return e;
     // No segment can exceed a tile unless the whole array does.
     if (n <= tile_keys<W>()) return cudaSuccess;

@@ -127,21 +127,26 @@ template <typename K, typename V, int BLOCK, int IPT> struct BlockSegSort {
   private:
     TempStorage &s_;
 
+    // The digit of blocked item k; padding takes the largest.
+    static __device__ __forceinline__ int DigitOf(const K &key, int k, int valid, const Codec<K> &codec,
+                                                  unsigned shift, unsigned mask) {
+        return int(threadIdx.x) * IPT + k < valid ? int(unsigned(static_cast<K>(codec.map(key) >> shift)) & mask)
+                                                  : kDigits - 1;
+    }
+
     // rank[k] = the position of blocked item k after a stable sort by its
-    // digit (bits [shift, shift + 4) of the mapped key, masked).
+    // digit (bits [shift, shift + 4) of the mapped key, masked). Digits are
+    // computed twice rather than kept, which saves IPT registers a thread.
     __device__ __forceinline__ void Rank(const K (&keys)[IPT], int valid, const Codec<K> &codec, unsigned shift,
                                          unsigned mask, int (&rank)[IPT]) {
         const int t = int(threadIdx.x);
-        unsigned digit[IPT], before[IPT];
 #pragma unroll
         for (int d = 0; d < kDigits; ++d) s_.counters[Pad(d * BLOCK + t)] = 0; // this thread's column only
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
-            const bool ok = t * IPT + k < valid;
-            digit[k] = ok ? unsigned(static_cast<K>(codec.map(keys[k]) >> shift)) & mask : unsigned(kDigits - 1);
-            const int c = Pad(int(digit[k]) * BLOCK + t);
-            before[k] = s_.counters[c];
-            s_.counters[c] = before[k] + 1;
+            const int c = Pad(DigitOf(keys[k], k, valid, codec, shift, mask) * BLOCK + t);
+            rank[k] = int(s_.counters[c]); // equal digits before it in this thread
+            s_.counters[c] = unsigned(rank[k]) + 1;
         }
         __syncthreads();
         // Exclusive scan of the counters digit-major over threads: thread t
@@ -154,7 +159,8 @@ template <typename K, typename V, int BLOCK, int IPT> struct BlockSegSort {
         for (int j = 0; j < kDigits; ++j) s_.counters[Pad(t * kDigits + j)] = v[j];
         __syncthreads();
 #pragma unroll
-        for (int k = 0; k < IPT; ++k) rank[k] = int(s_.counters[Pad(int(digit[k]) * BLOCK + t)] + before[k]);
+        for (int k = 0; k < IPT; ++k)
+            rank[k] += int(s_.counters[Pad(DigitOf(keys[k], k, valid, codec, shift, mask) * BLOCK + t)]);
     }
 
     template <typename T>
@@ -188,8 +194,8 @@ template <typename K, typename V> struct SegSortParams {
 // Sorts, from keys_in to keys_out, every segment whose size is in (lo, hi]
 // (hi <= BLOCK * IPT). Block b looks at segments [r, r + SEGS) for r =
 // b * SEGS, b * SEGS + grid * SEGS, ...
-template <typename K, typename V, int BLOCK, int IPT, int SEGS>
-__global__ void __launch_bounds__(BLOCK) segment_block_kernel(const SegSortParams<K, V> p, uint64_t lo, uint64_t hi) {
+template <typename K, typename V, int BLOCK, int IPT, int SEGS, int MINB>
+__global__ void __launch_bounds__(BLOCK, MINB) segment_block_kernel(const SegSortParams<K, V> p, uint64_t lo, uint64_t hi) {
     using BS = BlockSegSort<K, V, BLOCK, IPT>;
     __shared__ typename BS::TempStorage tmp;
     __shared__ unsigned s_list[SEGS];
@@ -385,16 +391,21 @@ __global__ void __launch_bounds__(BLOCK) tile_hist_kernel(const LargeLayout L, c
     }
 }
 
-// 3. every tile sorted by the digit and scattered into its segment.
-template <typename K, typename V, int BLOCK, int IPT>
-__global__ void __launch_bounds__(BLOCK) tile_scatter_kernel(const LargeLayout L, const PassKeys<K> pk, const V *vsrc,
+// 3. every tile sorted by the digit and scattered into its segment: key q
+// of the sorted tile, of digit d, goes to s_to[d] + q, where s_to[d] = the
+// segment's first key + the keys of digit d that earlier tiles and smaller
+// digits put before it - the tile's first position of digit d.
+template <typename K, typename V, int BLOCK, int IPT, int MINB>
+__global__ void __launch_bounds__(BLOCK, MINB) tile_scatter_kernel(const LargeLayout L, const PassKeys<K> pk, const V *vsrc,
                                                              K *dst, V *vdst) {
     using BS = BlockSegSort<K, V, BLOCK, IPT>;
     __shared__ typename BS::TempStorage tmp;
     __shared__ unsigned char s_digit[BLOCK * IPT];
     __shared__ int s_first[kRadix];
+    __shared__ uint64_t s_to[kRadix];
     const unsigned mask = (1u << pk.bits) - 1u;
     const uint64_t total = L.total_tiles();
+    auto digit_of = [&](const K &key) { return unsigned(static_cast<K>(pk.codec.map(key) >> pk.shift)) & mask; };
     for (uint64_t b = blockIdx.x; b < total; b += gridDim.x) {
         const TileSpan t = tile_span(L, b);
         K keys[IPT];
@@ -403,36 +414,32 @@ __global__ void __launch_bounds__(BLOCK) tile_scatter_kernel(const LargeLayout L
         sorter.LoadBlocked(pk.src + t.begin, t.valid, keys);
         if constexpr (BS::kPairs) sorter.LoadBlocked(vsrc + t.begin, t.valid, vals);
         sorter.Sort(keys, vals, t.valid, pk.codec, pk.shift, pk.shift + pk.bits);
-        unsigned digit[IPT];
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             const int q = k * BLOCK + int(threadIdx.x);
-            digit[k] = unsigned(static_cast<K>(pk.codec.map(keys[k]) >> pk.shift)) & mask;
-            if (q < t.valid) s_digit[q] = static_cast<unsigned char>(digit[k]);
+            if (q < t.valid) s_digit[q] = static_cast<unsigned char>(digit_of(keys[k]));
         }
         __syncthreads();
         // The first position of each digit present in the sorted tile.
-#pragma unroll
-        for (int k = 0; k < IPT; ++k) {
-            const int q = k * BLOCK + int(threadIdx.x);
-            if (q < t.valid && (q == 0 || s_digit[q - 1] != digit[k])) s_first[digit[k]] = q;
-        }
+        for (int q = int(threadIdx.x); q < t.valid; q += BLOCK)
+            if (q == 0 || s_digit[q - 1] != s_digit[q]) s_first[s_digit[q]] = q;
         __syncthreads();
-        // Where this segment's entries start in the scanned counts: the keys
-        // of the large segments before it.
-        const uint64_t seg_base = L.counts[t.first_tile * kRadix];
-        const uint64_t seg_begin = L.offsets[t.seg];
+        // The scanned counts hold, at the segment's first entry, the keys of
+        // the large segments before it: subtracted, the rest is in-segment.
+        const uint64_t seg_from = L.offsets[t.seg] - L.counts[t.first_tile * kRadix];
+        for (int d = int(threadIdx.x); d < kRadix; d += BLOCK)
+            s_to[d] = seg_from + L.counts[count_index(t, unsigned(d))] - uint64_t(s_first[d]); // unused when absent
+        __syncthreads();
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             const int q = k * BLOCK + int(threadIdx.x);
             if (q < t.valid) {
-                const uint64_t at =
-                    seg_begin + (L.counts[count_index(t, digit[k])] - seg_base) + uint64_t(q - s_first[digit[k]]);
+                const uint64_t at = s_to[s_digit[q]] + uint64_t(q);
                 dst[at] = keys[k];
                 if constexpr (BS::kPairs) vdst[at] = vals[k];
             }
         }
-        __syncthreads(); // s_digit and s_first are rewritten by the next tile
+        __syncthreads(); // s_digit, s_first and s_to are rewritten by the next tile
     }
 }
 

@@ -25,6 +25,10 @@ template <int WIDEST> struct SegSortTuning {
     // 16 KB of counters + 4 KB of digits.
     static constexpr int kTileThreads = 256;
     static constexpr int kTileItems = WIDEST >= 8 ? 8 : 16;
+    // Resident blocks of 256 threads an SM must hold (__launch_bounds__): 2
+    // caps a thread at 128 registers (ptxas gave the tile kernels 150-190
+    // without it: one block, 8 warps, an SM).
+    static constexpr int kTileMinBlocks = 2;
     // Segments a block of the one-block kernels examines per round (it sorts
     // those of its size class one after another).
     static constexpr int kSegmentsPerRound = 32;
