@@ -101,7 +101,9 @@ cudaError_t run_large(const libscan__segsort_plan_t &pl, const Codec<K> &codec, 
     LargeLayout L;
     L.offsets = pl.offsets;
     L.num_segments = pl.num_segments;
+    L.count = pl.count;
     L.tile = tile_keys<W>();
+    L.max_tiles = lay.max_tiles;
     L.tile_start = reinterpret_cast<uint64_t *>(base);
     L.tile_seg = reinterpret_cast<uint64_t *>(base + lay.tile_start);
     L.counts = reinterpret_cast<uint64_t *>(base + lay.tile_start + lay.tile_seg);
@@ -116,7 +118,7 @@ cudaError_t run_large(const libscan__segsort_plan_t &pl, const Codec<K> &codec, 
     if (e != cudaSuccess) return e;
 
     const unsigned grid = grid_for(lay.max_tiles, uint64_t(sms) * T::kBlocksPerSm);
-    const ScanLen counts_len{L.tile_start + segs, uint64_t(kRadix), 0};
+    const ScanLen counts_len{L.tile_start + segs, uint64_t(kRadix), lay.max_tiles * kRadix};
     const K *src = static_cast<const K *>(pl.keys_in);
     const V *vsrc = static_cast<const V *>(pl.values_in);
     for (int pass = 0; pass < pl.passes; ++pass) {
@@ -167,6 +169,7 @@ template <typename K, typename V> cudaError_t run(const libscan__segsort_plan_t 
     p.values_out = static_cast<V *>(pl.values_out);
     p.offsets = pl.offsets;
     p.num_segments = pl.num_segments;
+    p.count = pl.count;
     p.codec = make_codec<K>(pl.key, pl.descending != 0);
     p.begin_bit = pl.begin_bit;
     p.end_bit = pl.end_bit;

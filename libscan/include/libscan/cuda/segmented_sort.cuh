@@ -63,6 +63,20 @@ namespace libscan::sort {
 
 template <typename V> constexpr int value_size() { return std::is_same<V, NoValues>::value ? 0 : int(sizeof(V)); }
 
+// Segment s as the kernels see it: [offsets[s], offsets[s+1]) clamped to
+// [0, count) and never reversed. Valid offsets are unchanged; invalid ones
+// (the caller's duty when trusted) then make every read and write stay
+// inside the keys, the values and the temp, whatever they hold.
+struct SegBounds {
+    uint64_t begin, end;
+};
+__device__ __forceinline__ SegBounds seg_bounds(const uint64_t *offsets, size_t s, uint64_t count) {
+    uint64_t b = offsets[s], e = offsets[s + 1];
+    b = b < count ? b : count;
+    e = e < count ? e : count;
+    return SegBounds{b, e > b ? e : b};
+}
+
 // ---- block-level stable radix sort in shared memory ----------------------
 
 // Sorts up to BLOCK x IPT keys (and values) held in registers. Items come in
@@ -185,6 +199,7 @@ template <typename K, typename V> struct SegSortParams {
     V *values_out;
     const uint64_t *offsets; // num_segments + 1
     size_t num_segments;
+    uint64_t count;
     Codec<K> codec;
     unsigned begin_bit, end_bit; // end_bit > begin_bit
 };
@@ -206,7 +221,8 @@ __global__ void __launch_bounds__(BLOCK, MINB) segment_block_kernel(const SegSor
         for (int i = int(threadIdx.x); i < SEGS; i += BLOCK) {
             const size_t s = first + size_t(i);
             if (s < p.num_segments) {
-                const uint64_t size = p.offsets[s + 1] - p.offsets[s];
+                const SegBounds sb = seg_bounds(p.offsets, s, p.count);
+                const uint64_t size = sb.end - sb.begin;
                 if (size > lo && size <= hi) s_list[atomicAdd(&s_n, 1)] = unsigned(i);
             }
         }
@@ -214,8 +230,9 @@ __global__ void __launch_bounds__(BLOCK, MINB) segment_block_kernel(const SegSor
         const int listed = s_n;
         for (int j = 0; j < listed; ++j) {
             const size_t s = first + s_list[j];
-            const uint64_t begin = p.offsets[s];
-            const int valid = int(p.offsets[s + 1] - begin);
+            const SegBounds sb = seg_bounds(p.offsets, s, p.count);
+            const uint64_t begin = sb.begin;
+            const int valid = int(sb.end - begin);
             K keys[IPT];
             V vals[IPT];
             BS sorter(tmp);
@@ -241,13 +258,18 @@ __global__ void __launch_bounds__(BLOCK, MINB) segment_block_kernel(const SegSor
 struct LargeLayout {
     const uint64_t *offsets;
     size_t num_segments;
+    uint64_t count;       // keys in the array
     uint64_t tile;        // keys per tile; segments larger than one are "large"
+    uint64_t max_tiles;   // room in tile_seg and counts (more only with invalid offsets)
     uint64_t *tile_start; // num_segments + 1: exclusive scan of tiles per segment
     uint64_t *tile_seg;   // the segment of each tile
     uint64_t *counts;     // kRadix per tile: [segment][digit][tile of the segment]
     uint64_t *partials;   // the scans' chunk totals
 
-    __device__ __forceinline__ uint64_t total_tiles() const { return tile_start[num_segments]; }
+    __device__ __forceinline__ uint64_t total_tiles() const {
+        const uint64_t t = tile_start[num_segments];
+        return t < max_tiles ? t : max_tiles;
+    }
 };
 
 // The length of an in-place scan: fixed on the host, or `mult` x a count in
@@ -255,8 +277,12 @@ struct LargeLayout {
 struct ScanLen {
     const uint64_t *dev;
     uint64_t mult;
-    uint64_t host;
-    __device__ __forceinline__ uint64_t get() const { return dev ? *dev * mult : host; }
+    uint64_t host; // the length, or with dev the most there is room for
+    __device__ __forceinline__ uint64_t get() const {
+        if (!dev) return host;
+        const uint64_t n = *dev; // below 2^40 / tile, so n * mult does not wrap
+        return n < host / mult ? n * mult : host;
+    }
 };
 
 // tile_start[s] = tiles of segment s (0 for one-block segments), s <=
@@ -266,7 +292,8 @@ template <int BLOCK> __global__ void __launch_bounds__(BLOCK) count_tiles_kernel
          s += size_t(gridDim.x) * blockDim.x) {
         uint64_t tiles = 0;
         if (s < L.num_segments) {
-            const uint64_t size = L.offsets[s + 1] - L.offsets[s];
+            const SegBounds sb = seg_bounds(L.offsets, s, L.count);
+            const uint64_t size = sb.end - sb.begin;
             if (size > L.tile) tiles = (size + L.tile - 1) / L.tile;
         }
         L.tile_start[s] = tiles;
@@ -278,7 +305,8 @@ template <int BLOCK> __global__ void __launch_bounds__(BLOCK) map_tiles_kernel(c
     const size_t warps = size_t(gridDim.x) * (blockDim.x / 32);
     const unsigned lane = threadIdx.x % 32;
     for (size_t s = size_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; s < L.num_segments; s += warps)
-        for (uint64_t i = L.tile_start[s] + lane; i < L.tile_start[s + 1]; i += 32) L.tile_seg[i] = s;
+        for (uint64_t i = L.tile_start[s] + lane; i < L.tile_start[s + 1] && i < L.max_tiles; i += 32)
+            L.tile_seg[i] = s;
 }
 
 // The in-place exclusive sum of data[0 .. len) in three kernels: chunk
@@ -344,7 +372,7 @@ __global__ void __launch_bounds__(BLOCK) scan_chunks_kernel(uint64_t *data, Scan
 // Where tile `tile` of the large segments lies.
 struct TileSpan {
     uint64_t seg, first_tile, tiles, index; // index: of the tile inside its segment
-    uint64_t begin;                          // its first key
+    uint64_t seg_begin, begin;               // its segment's first key, its own
     int valid;                               // its keys
 };
 
@@ -353,9 +381,12 @@ __device__ __forceinline__ TileSpan tile_span(const LargeLayout &L, uint64_t til
     t.seg = L.tile_seg[tile];
     t.first_tile = L.tile_start[t.seg];
     t.tiles = L.tile_start[t.seg + 1] - t.first_tile;
+    if (t.tiles > L.max_tiles - t.first_tile) t.tiles = L.max_tiles - t.first_tile; // invalid offsets only
     t.index = tile - t.first_tile;
-    t.begin = L.offsets[t.seg] + t.index * L.tile;
-    const uint64_t left = L.offsets[t.seg + 1] - t.begin;
+    const SegBounds sb = seg_bounds(L.offsets, t.seg, L.count);
+    t.seg_begin = sb.begin;
+    t.begin = sb.begin + t.index * L.tile;
+    const uint64_t left = sb.end - t.begin;
     t.valid = int(left < L.tile ? left : L.tile);
     return t;
 }
@@ -426,7 +457,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) tile_scatter_kernel(const LargeLa
         __syncthreads();
         // The scanned counts hold, at the segment's first entry, the keys of
         // the large segments before it: subtracted, the rest is in-segment.
-        const uint64_t seg_from = L.offsets[t.seg] - L.counts[t.first_tile * kRadix];
+        const uint64_t seg_from = t.seg_begin - L.counts[t.first_tile * kRadix];
         for (int d = int(threadIdx.x); d < kRadix; d += BLOCK)
             s_to[d] = seg_from + L.counts[count_index(t, unsigned(d))] - uint64_t(s_first[d]); // unused when absent
         __syncthreads();
