@@ -249,6 +249,54 @@ static void test_bad_offsets(void **state) {
     free(back);
 }
 
+/* Trusted invalid offsets (decreasing, beyond the count, wrapping) give
+ * unspecified outputs but never touch memory outside the buffers: guard
+ * zones around the outputs and the temp stay poisoned, and the call
+ * completes. */
+static void test_trusted_invalid_offsets_stay_inside(void **state) {
+    (void)state;
+    test_require_gpu();
+    const size_t n = 300007, guard = 4096, segs = 6;
+    const uint64_t off[7] = {0, 200000, 100000, 250000, (uint64_t)1 << 50, 5, n};
+    size_t need = 0;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_segmented_sort_temp_bytes(n, segs, LIBSCAN_U32, 8, &need));
+    unsigned char *h = malloc(n * 8 + 2 * guard);
+    assert_non_null(h);
+    for (size_t i = 0; i < n * 4; ++i) h[i] = (unsigned char)(i * 2654435761u >> 13);
+    unsigned char *dk = dmalloc(n * 4), *dv = dmalloc(n * 8);
+    unsigned char *dko = dmalloc(n * 4 + 2 * guard), *dvo = dmalloc(n * 8 + 2 * guard), *temp = dmalloc(need + 2 * guard);
+    uint64_t *doff = dmalloc(sizeof off);
+    CUDA_CHECK(cudaMemcpy(dk, h, n * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dv, h, n * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(doff, off, sizeof off, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dko, 0xC3, n * 4 + 2 * guard));
+    CUDA_CHECK(cudaMemset(dvo, 0xC3, n * 8 + 2 * guard));
+    CUDA_CHECK(cudaMemset(temp, 0xC3, need + 2 * guard));
+    CUDA_SYNC();
+    libscan_segsort_opts_t o = LIBSCAN_SEGSORT_OPTS_INIT;
+    o.trust_offsets = 1;
+    o.d_temp = temp + guard;
+    o.temp_bytes = need;
+    LS_EXPECT(LIBSCAN_SUCCESS,
+              libscan_segmented_sort(dk, dko + guard, dv, dvo + guard, n, doff, segs, LIBSCAN_U32, 8, &o, 0));
+    CUDA_SYNC();
+    unsigned char *const bufs[3] = {dko, dvo, temp};
+    const size_t sizes[3] = {n * 4, n * 8, need};
+    for (int b = 0; b < 3; ++b) {
+        CUDA_CHECK(cudaMemcpy(h, bufs[b], guard, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(h + guard, bufs[b] + guard + sizes[b], guard, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < 2 * guard; ++i)
+            if (h[i] != 0xC3) TFAIL("trusted invalid offsets: buffer %d written outside at guard byte %zu", b, i);
+    }
+    CUDA_CHECK(cudaFree(dk));
+    CUDA_CHECK(cudaFree(dv));
+    CUDA_CHECK(cudaFree(dko));
+    CUDA_CHECK(cudaFree(dvo));
+    CUDA_CHECK(cudaFree(temp));
+    CUDA_CHECK(cudaFree(doff));
+    free(h);
+}
+
 /* On a created stream, opts = NULL and caller temp: the same result; and
  * calls with nothing to order (no keys, one key, an empty bit range) copy or
  * do nothing, with no temp given. */
@@ -314,6 +362,7 @@ int main(void) {
         cmocka_unit_test(test_bit_ranges),
         cmocka_unit_test(test_2pow20_segments),
         cmocka_unit_test(test_bad_offsets),
+        cmocka_unit_test(test_trusted_invalid_offsets_stay_inside),
         cmocka_unit_test(test_streams_and_trivial_calls),
     };
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
