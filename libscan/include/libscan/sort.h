@@ -325,8 +325,8 @@ LIBSCAN_API int libscan_sort_num_passes(libscan_dtype_t key, unsigned begin_bit,
  * Temp     libscan_segmented_sort_temp_bytes(count, num_segments, key,
  *          value_bytes, &bytes), or none (the temp cache). It holds one
  *          alternate copy of the keys and values for the segments larger than
- *          one block's share (2048 or 4096 keys), about one byte per key of
- *          tile bookkeeping, and 8 bytes per segment. A call with nothing to
+ *          one block's share (2048 or 4096 keys), one or two bytes per key
+ *          of tile bookkeeping, and 8 bytes per segment. A call with nothing to
  *          order (count <= 1, or begin_bit == end_bit) uses none.
  * Determinism A stable sort has one result: the output is a function of the
  *          input, the offsets and the options alone, on the GPU and the CPU.
@@ -352,9 +352,10 @@ typedef struct libscan_segsort_opts {
  * values (0, 4 or 8) in num_segments segments, with LIBSCAN_TEMP_ALIGNMENT
  * bytes of slack; 0 when the call needs none: count <= 2048 (4096 when
  * neither keys nor values are 8 bytes), where every segment fits one
- * block. The same for both directions and every bit range. Host-only. Returns SUCCESS, or NULL_POINTER (temp_bytes),
- * INVALID_DTYPE, INVALID_ARGUMENT (value_bytes), TOO_LARGE (count or
- * num_segments > LIBSCAN_MAX_COUNT).
+ * block. The same for both directions and every bit range. Host-only.
+ * Returns SUCCESS, or NULL_POINTER (temp_bytes), INVALID_DTYPE,
+ * INVALID_ARGUMENT (value_bytes), TOO_LARGE (count or num_segments >
+ * LIBSCAN_MAX_COUNT).
  */
 LIBSCAN_API libscan_status_t libscan_segmented_sort_temp_bytes(size_t count, size_t num_segments,
                                                                libscan_dtype_t key, size_t value_bytes,
