@@ -6,6 +6,7 @@
 #include "rs_merge.h"
 #include "rs_output.h"
 #include "rs_runs.h"
+#include "rs_segments.h"
 #include "rs_threads.h"
 
 #include <stdint.h>
@@ -94,6 +95,7 @@ int rs_sort_host_dev(const rs_job_t *job, rs_dev_t *d, void *keys, uint64_t *idx
 }
 
 int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
+    if (job->seg_offsets) return rs_segments_sort_host(job, keys, idx, n);
     rs_dev_t d;
     memset(&d, 0, sizeof d);
     const int rc = rs_sort_host_dev(job, &d, keys, idx, n);

@@ -24,6 +24,8 @@ typedef struct rs_job {
     arr_dtype_t key_file_dtype; /* the file's dtype (i8/i16 are widened to i32) */
     bool descending, unique, argsort, use_gpu, quiet;
     size_t chunk;               /* keys per chunk */
+    const uint64_t *seg_offsets; /* --segments: seg_count + 1 checked offsets (rs_segments.h), else NULL */
+    size_t seg_count;
 } rs_job_t;
 
 /* Widening of narrow signed keys: i8/i16 -> i32 in place in buf (room for n

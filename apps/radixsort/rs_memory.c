@@ -283,7 +283,7 @@ int rs_sort_in_memory(const rs_job_t *job, app_timing_t *tm) {
     }
     /* Streamed through the GPU: keys alone, stored as the sort's key type
        (int8/int16 files are widened, which the host does). */
-    const bool stream = job->use_gpu && !job->values_path && !job->argsort && !job->unique &&
+    const bool stream = job->use_gpu && !job->values_path && !job->argsort && !job->unique && !job->seg_offsets &&
                         arr_dtype_size(job->key_file_dtype) == libscan_dtype_size(job->key) &&
                         app_src_count(src) > 0;
     rc = stream ? sort_keys_gpu(job, src, tm) : sort_host(job, src, vsrc, tm);

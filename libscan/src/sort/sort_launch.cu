@@ -201,7 +201,7 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
         <<<histogram_blocks<HistogramTuning>(n, sms), HistogramTuning::kBlockThreads, 0, stream>>>(hp);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    digit_base_kernel<<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(
+    digit_base_kernel<><<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(
         hp.hist, reinterpret_cast<unsigned *>(scratch), n);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;

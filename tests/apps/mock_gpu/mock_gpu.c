@@ -108,6 +108,17 @@ libscan_status_t mock_libscan_argsort(const void *d_keys_in, void *d_keys_out, v
     return st;
 }
 
+libscan_status_t mock_libscan_segmented_sort(const void *d_keys_in, void *d_keys_out, const void *d_values_in,
+                                             void *d_values_out, size_t count, const uint64_t *d_offsets,
+                                             size_t num_segments, libscan_dtype_t key, size_t value_bytes,
+                                             const libscan_segsort_opts_t *opts, cudaStream_t stream) {
+    (void)stream;
+    memmove(d_keys_out, d_keys_in, count * libscan_dtype_size(key));
+    if (d_values_in) memmove(d_values_out, d_values_in, count * value_bytes);
+    return libscan_cpu_segmented_sort(d_keys_out, d_values_in ? d_values_out : NULL, count, d_offsets, num_segments,
+                                      key, value_bytes, opts);
+}
+
 libscan_status_t mock_libscan_select_if(const void *d_in, void *d_out, size_t *d_num, size_t count,
                                         libscan_dtype_t dtype, const libscan_pred_t *pred,
                                         const libscan_compact_opts_t *opts, cudaStream_t stream) {

@@ -32,6 +32,7 @@
 #define cudaStreamDestroy mock_cudaStreamDestroy
 #define libscan_sort mock_libscan_sort
 #define libscan_argsort mock_libscan_argsort
+#define libscan_segmented_sort mock_libscan_segmented_sort
 #define libscan_select_if mock_libscan_select_if
 #define libscan_select_flagged mock_libscan_select_flagged
 #define libscan_partition_if mock_libscan_partition_if

@@ -186,12 +186,15 @@ constexpr unsigned kIdentityTile = 0x80000000u;
 
 // One block of kRadix threads per pass; in place over hist[pass][*]. The
 // digit whose count is n marks the pass's tile counter (kIdentityTile); the
-// counters were zeroed before the histogram.
-__global__ void __launch_bounds__(kRadix) digit_base_kernel(unsigned long long *hist, unsigned *tile_counters,
+// counters were zeroed before the histogram. A template (of nothing) so that
+// every file including this header may instantiate it: a plain kernel would
+// be defined once per file and not link.
+template <int RADIX = kRadix>
+__global__ void __launch_bounds__(RADIX) digit_base_kernel(unsigned long long *hist, unsigned *tile_counters,
                                                             size_t n) {
-    using Scan = libscan::BlockScan<unsigned long long, kRadix>;
+    using Scan = libscan::BlockScan<unsigned long long, RADIX>;
     __shared__ typename Scan::TempStorage temp;
-    unsigned long long *row = hist + size_t(blockIdx.x) * kRadix;
+    unsigned long long *row = hist + size_t(blockIdx.x) * RADIX;
     unsigned long long v[1] = {row[threadIdx.x]};
     if (v[0] == static_cast<unsigned long long>(n)) tile_counters[blockIdx.x] = kIdentityTile;
     Scan(temp).ExclusiveScan(v, libscan::Sum<unsigned long long>());
