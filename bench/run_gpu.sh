@@ -11,7 +11,7 @@
 # compact, sat, apps, consumer} (gpu-labelled: test_api_gpu, test_warp_block,
 # test_device_scan, test_segmented, test_sort_lib, test_compact_lib, test_sat_lib,
 # test_blur), and the benchmarks bench_scan, bench_segmented, bench_compact,
-# bench_radixsort, bench_sat.
+# bench_radixsort, bench_segsort, bench_sat.
 #
 # Time: every stage is bounded (`timeout`) so the script ends within --budget
 # seconds (default 540) plus a few seconds for the summary, inside a 10-minute
@@ -244,7 +244,7 @@ FULL_CONFIGURED=0 BUILD_ALL=skipped BENCH_BIN="" BUILD_NOTE=""
 { echo "cmake: $(cmake --version | head -1)"; echo "nvcc: $(nvcc --version 2>/dev/null | tail -1)"; } >>"$LOG"
 
 # The benchmarks besides bench_scan, in the order they run (run_app_bench).
-APP_BENCHES=(bench_segmented bench_compact bench_radixsort bench_sat)
+APP_BENCHES=(bench_segmented bench_compact bench_radixsort bench_segsort bench_sat)
 # build_targets DIR: the names of DIR's build targets, one a line (Makefiles and Ninja).
 build_targets() {
     cmake --build "$1" --target help 2>/dev/null |
@@ -707,6 +707,7 @@ if ((BENCH && APPS)); then
     run_app_bench bench-segmented bench_segmented 120
     run_app_bench bench-compact bench_compact 120
     run_app_bench bench-radixsort bench_radixsort 180
+    run_app_bench bench-segsort bench_segsort 180
     run_app_bench bench-sat bench_sat 120
 fi
 

@@ -3,7 +3,9 @@
 # Users write #include "common/array_io.h" / "common/cli.h".
 add_library(app_common STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/cli.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/gpu_probe.c
   ${CMAKE_CURRENT_SOURCE_DIR}/out_file.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/out_map.c
   ${CMAKE_CURRENT_SOURCE_DIR}/progress.c
   ${CMAKE_CURRENT_SOURCE_DIR}/dtype.c
   ${CMAKE_CURRENT_SOURCE_DIR}/npy.c

@@ -1,5 +1,7 @@
-/* cli.c -- errors, option values, device choice, number parsing (cli.h).
- * Atomic output is in out_file.c, progress and timing in progress.c. */
+/* cli.c -- errors, option values, device names, number parsing (cli.h).
+ * Atomic output is in out_file.c, progress and timing in progress.c, the
+ * GPU probe, its warm start and the device choice in gpu_probe.c (the only
+ * file here that calls the CUDA runtime). */
 #define _POSIX_C_SOURCE 200809L
 #include "common/cli.h"
 
@@ -10,8 +12,6 @@
 #include <stdlib.h>
 #include <getopt.h>
 #include <string.h>
-
-#include <cuda_runtime_api.h>
 
 void app_verror(const char *prog, const char *fmt, va_list ap) {
     char msg[1024];
@@ -92,63 +92,6 @@ const char *app_device_name(app_device_t d) {
     case APP_DEVICE_GPU: return "gpu";
     }
     return "?";
-}
-
-/* The probe creates a CUDA context, which costs time: do it once. */
-static int g_gpu_probed = 0, g_gpu_ok = 0;
-static char g_gpu_why[256];
-
-int app_gpu_usable(char *why, size_t n) {
-    if (!g_gpu_probed) {
-        g_gpu_probed = 1;
-        int count = 0;
-        cudaError_t e = cudaGetDeviceCount(&count);
-        if (e != cudaSuccess) {
-            snprintf(g_gpu_why, sizeof g_gpu_why, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
-        } else if (count <= 0) {
-            snprintf(g_gpu_why, sizeof g_gpu_why, "no CUDA device found");
-        } else if ((e = cudaFree(0)) != cudaSuccess) {
-            snprintf(g_gpu_why, sizeof g_gpu_why, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
-        } else {
-            g_gpu_ok = 1;
-            g_gpu_why[0] = '\0';
-        }
-        /* Clear the sticky last-error state so later checks start clean. */
-        if (!g_gpu_ok) (void)cudaGetLastError();
-    }
-    if (why && n > 0) snprintf(why, n, "%s", g_gpu_why);
-    return g_gpu_ok;
-}
-
-static int g_cpu_note_printed = 0;
-
-int app_choose_device(const char *prog, app_device_t requested, app_device_t *chosen) {
-    char why[256];
-    switch (requested) {
-    case APP_DEVICE_CPU:
-        *chosen = APP_DEVICE_CPU;
-        return APP_EXIT_OK;
-    case APP_DEVICE_GPU:
-        if (!app_gpu_usable(why, sizeof why)) {
-            app_error(prog, "--device gpu: no usable GPU (%s)", why);
-            return APP_EXIT_INTERNAL;
-        }
-        *chosen = APP_DEVICE_GPU;
-        return APP_EXIT_OK;
-    case APP_DEVICE_AUTO:
-        if (app_gpu_usable(why, sizeof why)) {
-            *chosen = APP_DEVICE_GPU;
-        } else {
-            if (!g_cpu_note_printed) {
-                g_cpu_note_printed = 1;
-                app_error(prog, "no usable GPU (%s); running on the CPU", why);
-            }
-            *chosen = APP_DEVICE_CPU;
-        }
-        return APP_EXIT_OK;
-    }
-    app_error(prog, "invalid device choice %d", (int)requested);
-    return APP_EXIT_USAGE;
 }
 
 /* ---------------------------------------------------------------------------

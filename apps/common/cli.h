@@ -87,8 +87,21 @@ const char *app_device_name(app_device_t d);
  * least one device and cudaFree(0) (which creates the context) succeeds.
  * Otherwise 0, with the reason (e.g. "no CUDA device found", or the CUDA error
  * name and text) written to why (n bytes, NUL-terminated; why may be NULL when
- * n is 0). The result is computed once and cached for the process. */
+ * n is 0). The result is computed once and cached for the process; when
+ * app_gpu_warm_start() runs the probe, this waits for it. Main thread only. */
 int app_gpu_usable(char *why, size_t n);
+
+/* Starts app_gpu_usable()'s probe (cudaGetDeviceCount + cudaFree(0), which
+ * creates the CUDA context: 0.2-0.6 s on an H100 machine) on a thread and
+ * returns at once, so the program opens and checks its inputs, creates its
+ * outputs and reads its data meanwhile. Call it right after parsing the
+ * options, before any other CUDA call (none may be made until
+ * app_gpu_usable() or app_choose_device() has joined the probe). Does
+ * nothing for APP_DEVICE_CPU or when the probe already ran. The process
+ * waits for the probe at exit (a run that fails early on bad input must not
+ * tear the runtime down while the context is being created). Main thread
+ * only. */
+void app_gpu_warm_start(app_device_t requested);
 
 /* Decides where to run. AUTO: the GPU when usable; else prints ONCE per process
  * "<prog>: no usable GPU (<reason>); running on the CPU" on stderr and
@@ -128,6 +141,12 @@ typedef struct app_out app_out_t; /* opaque */
  * table); app_out_open() fails beyond ("too many output files open at
  * once"), so a program writing on many threads keeps below it. */
 #define APP_OUT_MAX_PENDING 32
+
+/* Removes every pending temporary file now, as the SIGINT/SIGTERM/SIGHUP
+ * handler does, and makes later app_out_open() calls fail: for a handler
+ * of another fatal signal (out_map.h's SIGBUS) that then ends the process.
+ * Async-signal-safe. */
+void app_out_remove_pending(void);
 
 /* Opens `path` for atomic writing. Returns the handle, or NULL with the reason
  * in err (errlen bytes, NUL-terminated), naming the path, e.g.
@@ -231,7 +250,6 @@ void app_progress_end(app_progress_t *p);
 typedef struct app_timing {
     /* private: use the functions below */
     bool enabled;
-    bool overlapped; /* app_timing_span() was used: stages ran at once */
     int count;       /* phases used */
     int current;     /* index of the running phase, -1 when none */
     double started;
@@ -241,7 +259,9 @@ typedef struct app_timing {
         double seconds;
         unsigned calls;
         double from, to; /* first start and last end, app_now() clock */
+        bool added;      /* by app_timing_add: its place in the run is not known */
     } phase[APP_TIMING_MAX_PHASES];
+    char note[160];      /* app_timing_note */
 } app_timing_t;
 
 /* Seconds on a monotonic clock (CLOCK_MONOTONIC), for the caller's own use. */
@@ -265,26 +285,39 @@ void app_timing_add(app_timing_t *t, const char *name, double seconds);
  * clock values) alongside others, as the streaming pipelines' read, upload,
  * download and write do (stream_io.h). Its time is its wall span (from its
  * first to its last piece of work, waits included), several spans of one
- * name merge into one from the earliest start to the latest end, and the
- * table then says where each stage ran and takes the wall time since
- * app_timing_init() as its total, since overlapping stages do not add up.
- * A span with to < from (a stage that did nothing) is ignored. */
+ * name merge into one from the earliest start to the latest end. A span
+ * with to < from (a stage that did nothing) is ignored. */
 void app_timing_span(app_timing_t *t, const char *name, double from, double to);
+
+/* Records the GPU probe (app_gpu_usable, warm-started or not) as the span
+ * "gpu init", its wall time from start to end, placed in the run; nothing
+ * when no probe ran. Call after app_choose_device(). */
+void app_timing_gpu_init(app_timing_t *t);
 
 /* Total seconds of phase `name` so far (0 when unknown). */
 double app_timing_get(const app_timing_t *t, const char *name);
 
-/* Stops the running phase and, when enabled, prints one table to stderr:
- *   <prog>: timing
- *     read        12.345 ms   41.2%
+/* A few words for the table's first line (e.g. where the work ran and why),
+ * copied (at most 159 characters). */
+void app_timing_note(app_timing_t *t, const char *note);
+
+/* Counts the run's wall time (the total, and the "at" places) from t0
+ * (app_now() clock) instead of from app_timing_init(): for a table made at
+ * the end from totals kept elsewhere. */
+void app_timing_since(app_timing_t *t, double t0);
+
+/* Stops the running phase and, when enabled, prints one table to stderr, in
+ * one style for every program and path:
+ *   <prog>: timing [note] (each stage's time; at = from .. to ms into the run; stages may overlap, so the total is the wall time)
+ *     gpu init      319.000 ms  at      0.1 ..    319.1
+ *     read           80.123 ms  at     12.0 ..     92.1
+ *     decode         12.000 ms
  *     ...
- *     total       29.960 ms
- * or, once app_timing_span() was used, with each phase's place in the run:
- *   <prog>: timing (stages overlap: each is its wall time, at = from .. to ms into the run)
- *     read        80.123 ms  at     12.0 ..     92.1
- *     ...
- *     total (wall) 110.000 ms
- * Does nothing when disabled. */
+ *     total (wall)  410.000 ms
+ * A stage's time is the sum of its app_timing_start/stop pieces (or of
+ * app_timing_add), or its wall span for app_timing_span; `at` is its first
+ * start and last end (none for times only added). Does nothing when
+ * disabled. */
 void app_timing_print(app_timing_t *t, const char *prog);
 
 #ifdef __cplusplus

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <cuda_runtime_api.h>
 
-enum { HOW_NONE = 0, HOW_MMAP = 1, HOW_PINNED = 2 };
+enum { HOW_NONE = 0, HOW_MMAP = 1, HOW_PINNED = 2, HOW_MMAP_REGISTERED = 3 };
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -39,7 +39,20 @@ int app_hostbuf_alloc(app_hostbuf_t *b, size_t bytes, bool pinned) {
     return 0;
 }
 
-bool app_hostbuf_pinned(const app_hostbuf_t *b) { return b && b->how == HOW_PINNED; }
+bool app_hostbuf_register(app_hostbuf_t *b) {
+    if (!b || !b->p) return false;
+    if (b->how != HOW_MMAP) return b->how == HOW_PINNED || b->how == HOW_MMAP_REGISTERED;
+    if (cudaHostRegister(b->p, b->bytes, cudaHostRegisterDefault) != cudaSuccess) {
+        (void)cudaGetLastError(); /* the failure must not stick to later calls */
+        return false;
+    }
+    b->how = HOW_MMAP_REGISTERED;
+    return true;
+}
+
+bool app_hostbuf_pinned(const app_hostbuf_t *b) {
+    return b && (b->how == HOW_PINNED || b->how == HOW_MMAP_REGISTERED);
+}
 
 void app_hostbuf_free(app_hostbuf_t *b) {
     if (!b || !b->p) return;
@@ -47,6 +60,10 @@ void app_hostbuf_free(app_hostbuf_t *b) {
         (void)cudaFreeHost(b->p);
         (void)cudaGetLastError();
     } else {
+        if (b->how == HOW_MMAP_REGISTERED) {
+            (void)cudaHostUnregister(b->p);
+            (void)cudaGetLastError();
+        }
         const size_t len = (b->bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
         (void)munmap(b->p, len);
     }

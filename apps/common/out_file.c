@@ -58,7 +58,7 @@ static volatile sig_atomic_t g_pending_used[PENDING_MAX];
 static volatile sig_atomic_t g_dying;
 static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
-static void on_signal(int sig) {
+void app_out_remove_pending(void) {
     __atomic_store_n(&g_dying, 1, __ATOMIC_SEQ_CST);
     for (int i = 0; i < PENDING_MAX; ++i) {
         sig_atomic_t s;
@@ -66,6 +66,10 @@ static void on_signal(int sig) {
         }
         if (s == SLOT_READY) unlink(g_pending_path[i]);
     }
+}
+
+static void on_signal(int sig) {
+    app_out_remove_pending();
     signal(sig, SIG_DFL);
     raise(sig);
 }

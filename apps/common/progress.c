@@ -78,6 +78,7 @@ static int phase_index(app_timing_t *t, const char *name) {
     t->phase[t->count].calls = 0;
     t->phase[t->count].from = 0.0;
     t->phase[t->count].to = 0.0;
+    t->phase[t->count].added = false;
     return t->count++;
 }
 
@@ -110,6 +111,7 @@ void app_timing_add(app_timing_t *t, const char *name, double seconds) {
     phase_extend(t, i, end - seconds, end);
     t->phase[i].seconds += seconds;
     t->phase[i].calls++;
+    t->phase[i].added = true;
 }
 
 void app_timing_span(app_timing_t *t, const char *name, double from, double to) {
@@ -118,7 +120,6 @@ void app_timing_span(app_timing_t *t, const char *name, double from, double to) 
     phase_extend(t, i, from, to);
     t->phase[i].seconds = t->phase[i].to - t->phase[i].from;
     t->phase[i].calls++;
-    t->overlapped = true;
 }
 
 double app_timing_get(const app_timing_t *t, const char *name) {
@@ -129,36 +130,39 @@ double app_timing_get(const app_timing_t *t, const char *name) {
     return 0.0;
 }
 
+void app_timing_note(app_timing_t *t, const char *note) {
+    if (t->enabled) snprintf(t->note, sizeof t->note, "%s", note ? note : "");
+}
+
+void app_timing_since(app_timing_t *t, double t0) {
+    if (t->enabled) t->t0 = t0;
+}
+
 void app_timing_print(app_timing_t *t, const char *prog) {
     if (!t->enabled) return;
     app_timing_stop(t);
-    /* Built in one buffer and written at once, so it stays together. */
-    char buf[APP_TIMING_MAX_PHASES * 96 + 192];
+    /* One style for every program and path: each stage's own time (summed
+       over its pieces; for a stage recorded as a span, its wall span), where
+       it ran in the run, and the wall time as the total, since stages that
+       overlap do not add up. Built in one buffer and written at once, so it
+       stays together. */
+    char buf[APP_TIMING_MAX_PHASES * 96 + 512];
     size_t n = 0;
-    if (t->overlapped) {
-        /* Stages that ran at once do not add up: each line is a wall span,
-           placed in the run, and the total is the wall time. */
-        const double wall = app_now() - t->t0;
-        n += (size_t)snprintf(buf + n, sizeof buf - n,
-                              "%s: timing (stages overlap: each is its wall time, at = from .. to ms into the run)\n",
-                              prog ? prog : "");
-        for (int i = 0; i < t->count && n < sizeof buf; ++i)
+    const double wall = app_now() - t->t0;
+    n += (size_t)snprintf(buf + n, sizeof buf - n,
+                          "%s: timing%s%s%s (each stage's time; at = from .. to ms into the run; stages may overlap, "
+                          "so the total is the wall time)\n",
+                          prog ? prog : "", t->note[0] ? " [" : "", t->note, t->note[0] ? "]" : "");
+    for (int i = 0; i < t->count && n < sizeof buf; ++i) {
+        if (t->phase[i].added) /* measured elsewhere: no place in the run */
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "  %-*s %12.3f ms\n", APP_TIMING_NAME_MAX - 1,
+                                  t->phase[i].name, t->phase[i].seconds * 1e3);
+        else
             n += (size_t)snprintf(buf + n, sizeof buf - n, "  %-*s %12.3f ms  at %8.1f .. %8.1f\n",
                                   APP_TIMING_NAME_MAX - 1, t->phase[i].name, t->phase[i].seconds * 1e3,
                                   (t->phase[i].from - t->t0) * 1e3, (t->phase[i].to - t->t0) * 1e3);
-        if (n < sizeof buf)
-            snprintf(buf + n, sizeof buf - n, "  %-*s %12.3f ms\n", APP_TIMING_NAME_MAX - 1, "total (wall)", wall * 1e3);
-        fputs(buf, stderr);
-        return;
     }
-    double total = 0.0;
-    for (int i = 0; i < t->count; ++i) total += t->phase[i].seconds;
-    n += (size_t)snprintf(buf + n, sizeof buf - n, "%s: timing\n", prog ? prog : "");
-    for (int i = 0; i < t->count && n < sizeof buf; ++i)
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "  %-*s %12.3f ms %6.1f%%\n", APP_TIMING_NAME_MAX - 1,
-                              t->phase[i].name, t->phase[i].seconds * 1e3,
-                              total > 0 ? 100.0 * t->phase[i].seconds / total : 0.0);
     if (n < sizeof buf)
-        snprintf(buf + n, sizeof buf - n, "  %-*s %12.3f ms\n", APP_TIMING_NAME_MAX - 1, "total", total * 1e3);
+        snprintf(buf + n, sizeof buf - n, "  %-*s %12.3f ms\n", APP_TIMING_NAME_MAX - 1, "total (wall)", wall * 1e3);
     fputs(buf, stderr);
 }

@@ -125,6 +125,17 @@ size_t app_sink_count(const app_sink_t *k);
  * system has no fallocate, it does nothing and succeeds. */
 arr_status_t app_sink_reserve(app_sink_t *k, size_t count, char *err, size_t errlen);
 
+/* Tells the sink that exactly `count` more elements will follow, and where
+ * it writes a regular file at offsets, writes them through a mapping of the
+ * file (out_map.h: fallocate, mmap, its pages faulted in on `threads`
+ * threads from now on, while the caller does other work; 0: not ahead, by
+ * the copies themselves; the elements are then memcpy'd). Where the mapping cannot be had (LIBSCAN_OUT_MAP=0, a
+ * file system without fallocate, standard output, a device, text), it is
+ * app_sink_reserve() and the elements go with pwrite/write as before.
+ * Returns ARR_OK, or a write error (a full disk, the file-size limit)
+ * found by fallocate. */
+arr_status_t app_sink_map(app_sink_t *k, size_t count, int threads, char *err, size_t errlen);
+
 /* Appends count elements from data (host memory, native order), on up to
  * `threads` threads where the sink writes at offsets. */
 arr_status_t app_sink_write(app_sink_t *k, const void *data, size_t count, int threads, char *err, size_t errlen);

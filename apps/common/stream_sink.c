@@ -1,11 +1,10 @@
 /* stream_sink.c -- sinks, spills, rings and the write pipe (stream_io.h). */
-#define _GNU_SOURCE /* O_TMPFILE, fallocate, copy_file_range */
+#define _GNU_SOURCE /* fallocate, copy_file_range */
 #include "common/stream_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,9 @@
 
 #include "array_io_internal.h"
 #include "common/cli.h"
+#include "common/out_map.h"
 #include "common/par_io.h"
+#include "common/temp_file.h"
 
 #ifndef TMPFS_MAGIC
 #define TMPFS_MAGIC 0x01021994
@@ -33,6 +34,7 @@ struct app_sink {
     unsigned long long base; /* direct: offset of element 0 of the sink */
     size_t count;            /* elements appended (the pipe: submitted) */
     bool tmpfs;              /* fallocate would only clear pages twice */
+    app_omap_t *map;         /* direct, seekable: the file mapped (app_sink_map), or NULL */
 };
 
 static arr_status_t write_fail(const app_sink_t *k, int e, char *err, size_t errlen) {
@@ -75,27 +77,10 @@ arr_status_t app_sink_open_spill(app_sink_t **kp, const char *near_path, size_t 
     if (!near_path || strcmp(near_path, "-") == 0) dir[0] = '\0';
     else if (!slash) snprintf(dir, sizeof dir, ".");
     else snprintf(dir, sizeof dir, "%.*s", slash == near_path ? 1 : (int)(slash - near_path), near_path);
-    int fd = -1;
-#ifdef O_TMPFILE
-    if (dir[0]) fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-#endif
-    if (fd < 0) {
-        /* No O_TMPFILE there: a named file in $TMPDIR, unlinked at once,
-           with the signals that clean up held off in between so that no
-           name can be left behind. */
-        const char *t = getenv("TMPDIR");
-        char tmpl[4096];
-        snprintf(tmpl, sizeof tmpl, "%s/.libscan-spill.XXXXXX", t && *t ? t : "/tmp");
-        sigset_t block, old;
-        sigemptyset(&block);
-        sigaddset(&block, SIGINT);
-        sigaddset(&block, SIGTERM);
-        sigaddset(&block, SIGHUP);
-        pthread_sigmask(SIG_BLOCK, &block, &old);
-        fd = mkstemp(tmpl);
-        if (fd >= 0) unlink(tmpl);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-    }
+    /* No name to clean up (temp_file.h); where that folder refuses, the
+       temporary folder ($TMPDIR or /tmp). */
+    int fd = dir[0] ? app_temp_file(dir) : -1;
+    if (fd < 0) fd = app_temp_file(app_temp_dir());
     if (fd < 0)
         return arr__fail(err, errlen, ARR_ERR_SYSTEM, near_path ? near_path : "(spill)",
                          "cannot create a temporary file: %s", strerror(errno));
@@ -121,6 +106,10 @@ size_t app_sink_count(const app_sink_t *k) { return k->count; }
  * up to `threads` threads when it can seek; else in order. */
 static int put_direct(const app_sink_t *k, const void *data, size_t n, size_t at, int threads) {
     const size_t bytes = n * k->es;
+    if (k->map && app_omap_ready(k->map)) {
+        app_omap_copy(k->map, k->base + (unsigned long long)at * k->es, data, bytes, threads);
+        return 0;
+    }
     if (k->seekable) return app_pwrite_full(k->fd, data, bytes, k->base + (unsigned long long)at * k->es, threads);
     return app_write_full(k->fd, data, bytes);
 }
@@ -134,6 +123,15 @@ arr_status_t app_sink_reserve(app_sink_t *k, size_t count, char *err, size_t err
     const int e = errno;
     if (e == ENOSPC || e == EFBIG || e == EDQUOT || e == EIO) return write_fail(k, e, err, errlen);
     return ARR_OK; /* no fallocate here (EOPNOTSUPP, ENOSYS, ...): just write */
+}
+
+arr_status_t app_sink_map(app_sink_t *k, size_t count, int threads, char *err, size_t errlen) {
+    if (!k->direct || !k->seekable || !k->w || k->map || count == 0) return app_sink_reserve(k, count, err, errlen);
+    int e = 0;
+    const unsigned long long end = k->base + (unsigned long long)(k->count + count) * k->es;
+    k->map = app_omap_open(k->fd, end, threads, k->name, &e);
+    if (e) return write_fail(k, e, err, errlen);
+    return k->map ? ARR_OK : app_sink_reserve(k, count, err, errlen);
 }
 
 arr_status_t app_sink_write(app_sink_t *k, const void *data, size_t count, int threads, char *err, size_t errlen) {
@@ -197,6 +195,7 @@ arr_status_t app_sink_append_spill(app_sink_t *k, app_sink_t *spill, int threads
 
 void app_sink_close(app_sink_t *k) {
     if (!k) return;
+    app_omap_close(k->map);
     if (!k->w && k->fd >= 0) close(k->fd); /* a spill's own file */
     free(k->name);
     free(k);

@@ -18,6 +18,7 @@
 #include "radixsort_chunked.h"
 #include "rs_memory.h"
 #include "rs_gpus.h"
+#include "rs_segments.h"
 
 static const char *prog = "radixsort";
 
@@ -32,6 +33,7 @@ static void usage(FILE *f) {
             "      --argsort        write the sorting permutation (int64 positions) to OUT instead of the keys\n"
             "  -u, --unique         keep only the first of equal keys (and its value)\n"
             "  -c, --check          only report whether IN is sorted (exit 0: sorted, 1: not)\n"
+            "      --segments F     sort each segment of IN on its own; F: offsets 0, ..., count (any array file)\n"
             "      --in-place       allow OUT to be IN (OUT defaults to IN), and --values-out to be --values\n"
             "      --dtype T        element type of raw files (%s)\n"
             "      --format F       auto|npy|raw|text for every file (default: from the extension)\n"
@@ -188,6 +190,7 @@ int main(int argc, char **argv) {
     memset(&job, 0, sizeof job);
     job.prog = prog;
     bool check = false, in_place = false, timing = false;
+    const char *segments_path = NULL;
     app_device_t device = APP_DEVICE_AUTO;
     const char *mem_limit_s = getenv("RADIXSORT_MEM_LIMIT");
     const char *mem_limit_src = "RADIXSORT_MEM_LIMIT";
@@ -197,7 +200,7 @@ int main(int argc, char **argv) {
      * ones, get values from 256 up, so that getopt_long's optopt tells a
      * long option's error from a short one's (app_bad_option). */
     enum { OPT_OUTPUT = 256, OPT_REVERSE, OPT_UNIQUE, OPT_CHECK, OPT_HELP, OPT_VERSION, OPT_VALUES, OPT_VALUES_OUT,
-           OPT_ARGSORT, OPT_IN_PLACE, OPT_DTYPE, OPT_FORMAT, OPT_DEVICE, OPT_MEM_LIMIT, OPT_TIMING, OPT_QUIET,
+           OPT_ARGSORT, OPT_IN_PLACE, OPT_DTYPE, OPT_FORMAT, OPT_DEVICE, OPT_MEM_LIMIT, OPT_TIMING, OPT_QUIET, OPT_SEGMENTS,
            OPT_GPUS };
     static const struct option longs[] = {
         {"output", required_argument, NULL, OPT_OUTPUT},   {"reverse", no_argument, NULL, OPT_REVERSE},
@@ -208,7 +211,8 @@ int main(int argc, char **argv) {
         {"dtype", required_argument, NULL, OPT_DTYPE},     {"format", required_argument, NULL, OPT_FORMAT},
         {"device", required_argument, NULL, OPT_DEVICE},   {"mem-limit", required_argument, NULL, OPT_MEM_LIMIT},
         {"timing", no_argument, NULL, OPT_TIMING},         {"quiet", no_argument, NULL, OPT_QUIET},
-        {"gpus", required_argument, NULL, OPT_GPUS},       {NULL, 0, NULL, 0}};
+        {"segments", required_argument, NULL, OPT_SEGMENTS}, {"gpus", required_argument, NULL, OPT_GPUS},
+        {NULL, 0, NULL, 0}};
     opterr = 0; /* our own one-line messages */
     int c;
     while ((c = getopt_long(argc, argv, ":o:ruch", longs, NULL)) != -1) {
@@ -230,6 +234,7 @@ int main(int argc, char **argv) {
         case OPT_QUIET: job.quiet = true; break;
         case OPT_VALUES: job.values_path = v; break;
         case OPT_VALUES_OUT: job.values_out_path = v; break;
+        case OPT_SEGMENTS: segments_path = v; break;
         case OPT_DTYPE:
             if (arr_dtype_parse(v, &job.raw_dtype)) {
                 app_error(prog, "--dtype: unknown type '%s' (one of %s)", v, arr_dtype_list());
@@ -293,6 +298,7 @@ int main(int argc, char **argv) {
         job.out_path = job.in_path;
     }
     if (!check && same_paths(&job, in_place)) return APP_EXIT_USAGE;
+    if (segments_path && rs_segments_check_options(&job, check) != APP_EXIT_OK) return APP_EXIT_USAGE;
     size_t mem_limit = 0;
     if (mem_limit_s) {
         uint64_t v = 0;
@@ -302,6 +308,12 @@ int main(int argc, char **argv) {
         }
         mem_limit = (size_t)v;
     }
+
+    /* The GPU's context is created on a thread while the inputs are
+       checked and read (cli.h); --timing shows it as "gpu init". */
+    app_timing_t tm;
+    app_timing_init(&tm, timing);
+    if (!check) app_gpu_warm_start(device);
 
     /* The header decides the key type and whether the input fits. */
     arr_reader_t *rd = NULL;
@@ -323,27 +335,35 @@ int main(int argc, char **argv) {
             app_error(prog, "--gpus and --device cpu contradict each other");
             return APP_EXIT_USAGE;
         }
-        app_timing_t tg;
-        app_timing_init(&tg, timing);
-        app_timing_start(&tg, "gpu init");
+        if (segments_path) {
+            app_error(prog, "--gpus and --segments cannot be combined (the segmented sort runs on one GPU)");
+            return APP_EXIT_USAGE;
+        }
+        char why[256];
+        (void)app_gpu_usable(why, sizeof why); /* joins the warm start's probe before any other CUDA call */
         int rg = rs_gpus_check(prog, job.gpus);
-        app_timing_stop(&tg);
+        app_timing_gpu_init(&tm);
         if (rg == APP_EXIT_OK) {
             job.use_gpu = true;
-            rg = rs_sort_in_memory(&job, &tg); /* the host path; its sort goes through rs_gpus.c */
+            rg = rs_sort_in_memory(&job, &tm); /* the host path; its sort goes through rs_gpus.c */
         }
-        app_timing_print(&tg, prog);
+        app_timing_print(&tm, prog);
         return rg;
     }
+    uint64_t *seg_offsets = NULL;
+    if (segments_path) {
+        const int src = rs_segments_load(&job, segments_path, n, &seg_offsets, &job.seg_count);
+        if (src != APP_EXIT_OK) return src;
+        job.seg_offsets = seg_offsets;
+    }
 
-    app_timing_t tm;
-    app_timing_init(&tm, timing);
     app_device_t chosen = APP_DEVICE_CPU;
-    /* Creating the GPU's context is part of the run's time; say how much. */
-    if (device != APP_DEVICE_CPU) app_timing_start(&tm, "gpu init");
     int rc = app_choose_device(prog, device, &chosen);
-    app_timing_stop(&tm);
-    if (rc != APP_EXIT_OK) return rc;
+    app_timing_gpu_init(&tm);
+    if (rc != APP_EXIT_OK) {
+        free(seg_offsets);
+        return rc;
+    }
     job.use_gpu = chosen == APP_DEVICE_GPU;
     if (!mem_limit) mem_limit = default_mem_limit(job.use_gpu);
 
@@ -354,7 +374,11 @@ int main(int argc, char **argv) {
     const size_t ks = libscan_dtype_size(job.key);
     const bool need_idx = job.argsort || job.values_path || job.unique;
     const size_t per_key = 4 * ks + (need_idx ? 16 : 0) + 1;
-    if (n <= mem_limit / per_key) {
+    if (job.seg_offsets && n > mem_limit / per_key) {
+        app_error(prog, "%s: %zu keys exceed the memory limit of %zu bytes, and --segments sorts in memory only",
+                  job.in_path, n, mem_limit);
+        rc = APP_EXIT_USAGE;
+    } else if (n <= mem_limit / per_key) {
         rc = rs_sort_in_memory(&job, &tm);
     } else {
         job.chunk = mem_limit / per_key;
@@ -366,5 +390,6 @@ int main(int argc, char **argv) {
                       n, mem_limit, (n + job.chunk - 1) / job.chunk);
     }
     app_timing_print(&tm, prog);
+    free(seg_offsets);
     return rc;
 }

@@ -1,11 +1,13 @@
 /* radixsort_chunked.c -- see radixsort_chunked.h. */
 #include "radixsort_chunked.h"
 #include "rs_gpus.h"
+#include "common/host_mem.h"
 #include "common/par_io.h"
 #include "common/stream_io.h"
 #include "rs_merge.h"
 #include "rs_output.h"
 #include "rs_runs.h"
+#include "rs_segments.h"
 #include "rs_threads.h"
 
 #include <stdint.h>
@@ -36,43 +38,71 @@ static int gpu_fail(const char *prog, const char *what, libscan_status_t st, cud
     return APP_EXIT_INTERNAL;
 }
 
-int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
+static int cpu_sort(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
+    libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
+    o.descending = job->descending;
+    libscan_status_t st = idx ? libscan_cpu_argsort(keys, idx, n, job->key, 8, &o)
+                              : libscan_cpu_sort(keys, NULL, n, job->key, 0, &o);
+    if (st == LIBSCAN_ERROR_OUT_OF_MEMORY) {
+        app_error(job->prog, "out of host memory sorting %zu keys", n);
+        return APP_EXIT_INTERNAL;
+    }
+    if (st != LIBSCAN_SUCCESS) {
+        app_error(job->prog, "CPU sort failed: %s", libscan_status_string(st));
+        return APP_EXIT_INTERNAL;
+    }
+    return APP_EXIT_OK;
+}
+
+void rs_dev_free(rs_dev_t *d) {
+    cudaFree(d->d_in);
+    cudaFree(d->d_out);
+    cudaFree(d->d_idx);
+    memset(d, 0, sizeof *d);
+}
+
+int rs_sort_host_dev(const rs_job_t *job, rs_dev_t *d, void *keys, uint64_t *idx, size_t n) {
     if (job->gpus > 0) return rs_gpus_sort_host(job, keys, idx, n);
+    if (!job->use_gpu) return cpu_sort(job, keys, idx, n);
+    if (n == 0) return APP_EXIT_OK;
     libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
     o.descending = job->descending;
     const size_t ks = libscan_dtype_size(job->key);
-    if (!job->use_gpu) {
-        libscan_status_t st = idx ? libscan_cpu_argsort(keys, idx, n, job->key, 8, &o)
-                                  : libscan_cpu_sort(keys, NULL, n, job->key, 0, &o);
-        if (st == LIBSCAN_ERROR_OUT_OF_MEMORY) {
-            app_error(job->prog, "out of host memory sorting %zu keys", n);
-            return APP_EXIT_INTERNAL;
+    cudaError_t e = cudaSuccess;
+    /* Device buffers for the largest chunk, kept for the next ones: the
+       chunks of an out-of-core sort all have the same size but the last. */
+    if (n > d->cap || (idx && !d->d_idx)) {
+        const size_t cap = n > d->cap ? n : d->cap;
+        rs_dev_free(d);
+        e = cudaMalloc(&d->d_in, cap * ks);
+        if (e == cudaSuccess) e = cudaMalloc(&d->d_out, cap * ks);
+        if (e == cudaSuccess && idx) e = cudaMalloc(&d->d_idx, cap * 8);
+        if (e != cudaSuccess) {
+            rs_dev_free(d);
+            return gpu_fail(job->prog, "chunk", LIBSCAN_SUCCESS, e);
         }
-        if (st != LIBSCAN_SUCCESS) {
-            app_error(job->prog, "CPU sort failed: %s", libscan_status_string(st));
-            return APP_EXIT_INTERNAL;
-        }
-        return APP_EXIT_OK;
+        d->cap = cap;
     }
-    if (n == 0) return APP_EXIT_OK;
-    void *d_in = NULL, *d_out = NULL, *d_idx = NULL;
-    cudaError_t e = cudaMalloc(&d_in, n * ks);
-    if (e == cudaSuccess) e = cudaMalloc(&d_out, n * ks);
-    if (e == cudaSuccess && idx) e = cudaMalloc(&d_idx, n * 8);
     libscan_status_t st = LIBSCAN_SUCCESS;
-    if (e == cudaSuccess) e = cudaMemcpy(d_in, keys, n * ks, cudaMemcpyHostToDevice);
+    e = cudaMemcpy(d->d_in, keys, n * ks, cudaMemcpyHostToDevice);
     if (e == cudaSuccess) {
-        st = idx ? libscan_argsort(d_in, d_out, d_idx, n, job->key, 8, &o, 0)
-                 : libscan_sort(d_in, d_out, NULL, NULL, n, job->key, 0, &o, 0);
+        st = idx ? libscan_argsort(d->d_in, d->d_out, d->d_idx, n, job->key, 8, &o, 0)
+                 : libscan_sort(d->d_in, d->d_out, NULL, NULL, n, job->key, 0, &o, 0);
         if (st == LIBSCAN_SUCCESS) e = cudaDeviceSynchronize();
     }
-    if (st == LIBSCAN_SUCCESS && e == cudaSuccess) e = cudaMemcpy(keys, d_out, n * ks, cudaMemcpyDeviceToHost);
-    if (st == LIBSCAN_SUCCESS && e == cudaSuccess && idx) e = cudaMemcpy(idx, d_idx, n * 8, cudaMemcpyDeviceToHost);
-    cudaFree(d_in);
-    cudaFree(d_out);
-    cudaFree(d_idx);
+    if (st == LIBSCAN_SUCCESS && e == cudaSuccess) e = cudaMemcpy(keys, d->d_out, n * ks, cudaMemcpyDeviceToHost);
+    if (st == LIBSCAN_SUCCESS && e == cudaSuccess && idx) e = cudaMemcpy(idx, d->d_idx, n * 8, cudaMemcpyDeviceToHost);
     if (st != LIBSCAN_SUCCESS || e != cudaSuccess) return gpu_fail(job->prog, "chunk", st, e);
     return APP_EXIT_OK;
+}
+
+int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
+    if (job->seg_offsets) return rs_segments_sort_host(job, keys, idx, n);
+    rs_dev_t d;
+    memset(&d, 0, sizeof d);
+    const int rc = rs_sort_host_dev(job, &d, keys, idx, n);
+    rs_dev_free(&d);
+    return rc;
 }
 
 /* ---- 1. sorted runs -------------------------------------------------------
@@ -88,6 +118,10 @@ typedef struct chunk_buf {
     uint64_t *idx;       /* the sort's permutation (--argsort, values), else NULL */
     unsigned char *vals; /* the chunk's values in input order, else NULL */
     size_t got;          /* records in it */
+    /* The memory of keys, idx and vals. keys and idx go to the GPU and
+       back: page-locked in place (app_hostbuf_register) once for all the
+       chunks, as the GPU copies pageable memory at a fraction of the bus. */
+    app_hostbuf_t mem[3];
 } chunk_buf_t;
 
 typedef struct runs_ctx {
@@ -226,11 +260,9 @@ typedef struct chunked {
     app_timing_t *tm;
     app_progress_t prog;
     app_src_t *src, *vsrc;
-    /* outs[0]: the keys (or argsort's positions), outs[1]: the values,
-       written through sinks[i] and published together at the end
-       (rs_output.h). */
-    rs_output_t outs[2];
-    app_sink_t *sinks[2];
+    /* The keys (or argsort's positions) and the values, written through
+       their sinks and published together at the end (rs_output.h). */
+    rs_outputs_t outs;
     rs_spill_t spill;
     rs_keymap_t map;
     size_t n, ks, vsize, chunk, nruns;
@@ -243,7 +275,18 @@ typedef struct chunked {
     write_step_t s3;
     rs_merged_t merged[2];
     size_t *splits;
+    rs_dev_t dev; /* the chunk sort's device buffers (GPU) */
 } chunked_t;
+
+/* The chunk buffers and the chunk sort's device memory, no longer needed
+ * once the runs are made (the merge takes their place). */
+static void chunk_bufs_free(chunked_t *c) {
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) app_hostbuf_free(&c->s1.buf[i].mem[j]);
+        memset(&c->s1.buf[i], 0, sizeof c->s1.buf[i]);
+    }
+    if (c->job->use_gpu) rs_dev_free(&c->dev);
+}
 
 /* Phase 1: every chunk sorted and spilled. Returns an exit code, the error
  * printed. */
@@ -262,12 +305,18 @@ static int make_runs(chunked_t *c) {
     s1->nbuf = c->need_idx ? 2 : 3;
     for (unsigned i = 0; i < s1->nbuf; ++i) {
         chunk_buf_t *b = &s1->buf[i];
-        b->keys = malloc(c->chunk * (c->ks > 4 ? c->ks : 4) + 8);
-        b->idx = c->need_idx ? malloc(c->chunk * 8 + 8) : NULL;
-        b->vals = c->vsize ? malloc(c->chunk * c->vsize + 8) : NULL;
-        if (!b->keys || (c->need_idx && !b->idx) || (c->vsize && !b->vals)) {
+        if (app_hostbuf_alloc(&b->mem[0], c->chunk * (c->ks > 4 ? c->ks : 4) + 8, false) ||
+            (c->need_idx && app_hostbuf_alloc(&b->mem[1], c->chunk * 8 + 8, false)) ||
+            (c->vsize && app_hostbuf_alloc(&b->mem[2], c->chunk * c->vsize + 8, false))) {
             app_error(job->prog, "out of host memory for chunks of %zu keys", c->chunk);
             return APP_EXIT_INTERNAL;
+        }
+        b->keys = b->mem[0].p;
+        b->idx = b->mem[1].p;
+        b->vals = b->mem[2].p;
+        if (job->use_gpu) {
+            (void)app_hostbuf_register(&b->mem[0]); /* without it, only slower */
+            (void)app_hostbuf_register(&b->mem[1]);
         }
     }
     app_progress_begin(&c->prog, job->prog, "sorting chunks", c->n, job->quiet);
@@ -289,7 +338,7 @@ static int make_runs(chunked_t *c) {
         }
         app_timing_start(c->tm, "compute");
         const chunk_buf_t *b = &s1->buf[r % s1->nbuf];
-        const int src = rs_sort_host(job, b->keys, b->idx, b->got);
+        const int src = rs_sort_host_dev(job, &c->dev, b->keys, b->idx, b->got);
         if (s1->nbuf == 3) {
             wait_step(&c->bg_spill, c->tm, NULL, NULL, "spill");
             wait_step(&c->bg_read, c->tm, NULL, NULL, "read");
@@ -309,12 +358,7 @@ static int make_runs(chunked_t *c) {
         app_error(job->prog, "%s", s1->spill_rc ? s1->spill_err : s1->read_err);
         return s1->spill_rc ? s1->spill_rc : s1->read_rc;
     }
-    for (int i = 0; i < 3; ++i) {
-        free(s1->buf[i].keys);
-        free(s1->buf[i].idx);
-        free(s1->buf[i].vals);
-        memset(&s1->buf[i], 0, sizeof s1->buf[i]);
-    }
+    chunk_bufs_free(c);
     return APP_EXIT_OK;
 }
 
@@ -373,8 +417,8 @@ static int merge_runs(chunked_t *c) {
     s2->window = window;
     s2->n = n;
     s2->unique = job->unique;
-    s3->keys = c->sinks[0];
-    s3->vals = c->sinks[1];
+    s3->keys = c->outs.k[0];
+    s3->vals = c->outs.k[1];
     s3->out_ks = out_ks;
     s3->vsize = c->vsize;
     s3->io_threads = c->io_threads;
@@ -437,15 +481,12 @@ static int open_files(chunked_t *c) {
         vdtype = app_src_dtype(c->vsrc);
         c->vsize = arr_dtype_size(vdtype);
     }
-    const char *paths[2] = {job->out_path, job->values_out_path};
+    const char *const paths[2] = {job->out_path, job->values_out_path};
     const arr_dtype_t dtypes[2] = {job->argsort ? ARR_I64 : job->key_file_dtype, vdtype};
-    const size_t count = job->unique ? ARR_COUNT_UNKNOWN : c->n;
-    for (int i = 0; i < 2 && st == ARR_OK; ++i) {
-        if (!paths[i]) continue;
-        st = rs_output_open(&c->outs[i], paths[i], job->out_format, dtypes[i], count, err, sizeof err);
-        if (st == ARR_OK) st = app_sink_open(&c->sinks[i], rs_output_writer(&c->outs[i]), paths[i], err, sizeof err);
-        if (st == ARR_OK && !job->unique) st = app_sink_reserve(c->sinks[i], c->n, err, sizeof err);
-    }
+    /* Reserved, not mapped: an output larger than the memory limit must not
+       be faulted into the page cache ahead of the merge. */
+    st = rs_outputs_open(&c->outs, paths, job->out_format, dtypes, job->unique ? ARR_COUNT_UNKNOWN : c->n, RS_OUT_RESERVE,
+                         err, sizeof err);
     if (st != ARR_OK) app_error(job->prog, "%s", err);
     return (int)st;
 }
@@ -454,14 +495,7 @@ static int open_files(chunked_t *c) {
  * so a failure leaves the old keys and values files as they were. */
 static int commit_outputs(chunked_t *c) {
     char err[512];
-    arr_status_t st = ARR_OK;
-    for (int i = 0; i < 2; ++i) {
-        app_sink_close(c->sinks[i]);
-        c->sinks[i] = NULL;
-    }
-    for (int i = 0; i < 2 && st == ARR_OK; ++i)
-        if (c->outs[i].path) st = rs_output_finish(&c->outs[i], err, sizeof err);
-    if (st == ARR_OK) st = rs_outputs_publish(c->outs, 2, err, sizeof err);
+    const arr_status_t st = rs_outputs_commit(&c->outs, err, sizeof err);
     if (st != ARR_OK) app_error(c->job->prog, "%s", err);
     return (int)st;
 }
@@ -472,18 +506,11 @@ static void chunked_free(chunked_t *c) {
     rs_bg_wait(&c->bg_read);
     rs_bg_wait(&c->bg_write);
     app_progress_end(&c->prog);
-    for (int i = 0; i < 2; ++i) {
-        app_sink_close(c->sinks[i]);
-        rs_output_abort(&c->outs[i]);
-    }
+    rs_outputs_abort(&c->outs);
     app_src_close(c->src);
     app_src_close(c->vsrc);
     rs_spill_close(&c->spill);
-    for (int i = 0; i < 3; ++i) {
-        free(c->s1.buf[i].keys);
-        free(c->s1.buf[i].idx);
-        free(c->s1.buf[i].vals);
-    }
+    chunk_bufs_free(c);
     for (int i = 0; i < 2; ++i) {
         free(c->s2.win[i].at);
         free(c->s2.win[i].keys);
@@ -511,7 +538,7 @@ int rs_sort_chunked(const rs_job_t *job, app_timing_t *timing) {
     }
     c->job = job;
     c->tm = timing;
-    c->outs[0].slot = c->outs[1].slot = -1;
+    rs_outputs_init(&c->outs);
     c->threads = threads;
     c->io_threads = app_io_threads();
     c->ks = libscan_dtype_size(job->key);

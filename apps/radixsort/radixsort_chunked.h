@@ -24,6 +24,8 @@ typedef struct rs_job {
     arr_dtype_t key_file_dtype; /* the file's dtype (i8/i16 are widened to i32) */
     bool descending, unique, argsort, use_gpu, quiet;
     size_t chunk;               /* keys per chunk */
+    const uint64_t *seg_offsets; /* --segments: seg_count + 1 checked offsets (rs_segments.h), else NULL */
+    size_t seg_count;
     int gpus;                   /* --gpus N: sort across N GPUs (rs_gpus.h); 0: one GPU or the CPU */
 } rs_job_t;
 
@@ -33,8 +35,22 @@ void rs_widen(arr_dtype_t file_dtype, void *buf, size_t n);
 void rs_narrow(arr_dtype_t file_dtype, void *buf, size_t n);
 
 /* Sorts keys[0..n) in host memory (with u64 payload indices when idx is not
- * NULL) on the GPU or CPU. Returns 0, or an exit code with the error printed. */
+ * NULL) on the GPU or CPU. Returns 0, or an exit code with the error printed.
+ * The copies to and from the GPU run at full speed where keys and idx are
+ * page-locked (host_mem.h's app_hostbuf_register). */
 int rs_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n);
+
+/* The GPU's buffers of rs_sort_host_dev, kept from one chunk to the next
+ * (zeroed to start; rs_dev_free at the end). */
+typedef struct rs_dev {
+    void *d_in, *d_out, *d_idx;
+    size_t cap; /* keys they hold */
+} rs_dev_t;
+
+/* rs_sort_host with device buffers reused across calls (grown when a call
+ * needs more). */
+int rs_sort_host_dev(const rs_job_t *job, rs_dev_t *d, void *keys, uint64_t *idx, size_t n);
+void rs_dev_free(rs_dev_t *d);
 
 /* Runs the chunk-and-merge sort of the job. Returns an exit code (errors
  * printed as one line). */

@@ -1,6 +1,8 @@
 /* rs_output.c -- radixsort's outputs, committed together (rs_output.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "rs_output.h"
+#include "common/par_io.h"
+#include "common/stream_io.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -219,4 +221,47 @@ void rs_output_abort(rs_output_t *o) {
     free(o->stage);
     o->stage = NULL;
     o->finished = 0;
+}
+
+/* ---- both outputs of a run ----------------------------------------------------- */
+
+void rs_outputs_init(rs_outputs_t *x) {
+    memset(x, 0, sizeof *x);
+    x->o[0].slot = x->o[1].slot = -1;
+}
+
+arr_status_t rs_outputs_open(rs_outputs_t *x, const char *const paths[2], arr_format_t format,
+                             const arr_dtype_t dtypes[2], size_t count, rs_out_mode_t mode, char *err,
+                             size_t errlen) {
+    for (int i = 0; i < 2; ++i) {
+        if (!paths[i]) continue;
+        arr_status_t st = rs_output_open(&x->o[i], paths[i], format, dtypes[i], count, err, errlen);
+        if (st == ARR_OK) st = app_sink_open(&x->k[i], rs_output_writer(&x->o[i]), paths[i], err, errlen);
+        if (st == ARR_OK && count != ARR_COUNT_UNKNOWN)
+            st = mode == RS_OUT_RESERVE ? app_sink_reserve(x->k[i], count, err, errlen)
+                                        : app_sink_map(x->k[i], count, mode == RS_OUT_MAP ? 0 : app_io_threads(), err,
+                                                       errlen);
+        if (st != ARR_OK) return st;
+    }
+    return ARR_OK;
+}
+
+arr_status_t rs_outputs_commit(rs_outputs_t *x, char *err, size_t errlen) {
+    arr_status_t st = ARR_OK;
+    for (int i = 0; i < 2; ++i) {
+        app_sink_close(x->k[i]); /* a mapping is unmapped here, before the writer's commit */
+        x->k[i] = NULL;
+    }
+    for (int i = 0; i < 2 && st == ARR_OK; ++i)
+        if (x->o[i].path) st = rs_output_finish(&x->o[i], err, errlen);
+    if (st == ARR_OK) st = rs_outputs_publish(x->o, 2, err, errlen);
+    return st;
+}
+
+void rs_outputs_abort(rs_outputs_t *x) {
+    for (int i = 0; i < 2; ++i) {
+        app_sink_close(x->k[i]);
+        x->k[i] = NULL;
+        rs_output_abort(&x->o[i]);
+    }
 }

@@ -16,6 +16,7 @@
 #ifndef RS_OUTPUT_H
 #define RS_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "common/array_io.h"
 
@@ -51,5 +52,38 @@ arr_status_t rs_outputs_publish(rs_output_t *outs, size_t n, char *err, size_t e
 /* Discards o: aborts its writer and removes its stage. Safe on an empty or
  * published output, and more than once. */
 void rs_output_abort(rs_output_t *o);
+
+/* ---- both outputs of a run, each written through a sink ------------------ */
+
+typedef struct app_sink app_sink_t; /* common/stream_io.h */
+
+typedef struct rs_outputs {
+    rs_output_t o[2]; /* [0] the keys (or argsort's positions), [1] the values */
+    app_sink_t *k[2]; /* their sinks (stream_io.h), NULL where no output */
+} rs_outputs_t;
+
+/* Empties x (before open, so that abort is safe whatever happens). */
+void rs_outputs_init(rs_outputs_t *x);
+
+/* Opens the outputs named in paths[] (NULL: none) for elements of dtypes[],
+ * `count` each (ARR_COUNT_UNKNOWN where not known yet), both before either
+ * is written (a bad path is reported before work is spent on the other).
+ * With a known count their room is taken now (a full disk shows at once),
+ * as `mode` says. Errors name the path. */
+typedef enum {
+    RS_OUT_RESERVE,     /* fallocate'd, written with pwrite (app_sink_reserve) */
+    RS_OUT_MAP,         /* mapped (app_sink_map), the pages faulted in by the copies */
+    RS_OUT_MAP_PREFAULT /* mapped, the pages faulted in on threads from now on, while the caller works */
+} rs_out_mode_t;
+arr_status_t rs_outputs_open(rs_outputs_t *x, const char *const paths[2], arr_format_t format,
+                             const arr_dtype_t dtypes[2], size_t count, rs_out_mode_t mode, char *err,
+                             size_t errlen);
+
+/* Closes the sinks, completes both files in their stages, then renames both
+ * into place: a failure leaves every old file as it was. */
+arr_status_t rs_outputs_commit(rs_outputs_t *x, char *err, size_t errlen);
+
+/* Discards whatever x holds (no file left). Safe more than once. */
+void rs_outputs_abort(rs_outputs_t *x);
 
 #endif

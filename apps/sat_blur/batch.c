@@ -187,9 +187,11 @@ static void *worker(void *arg) {
 
 /* The GPU stage: the existing per-image GPU path (blur_image_run_gpu,
  * synchronous: upload of the raw pixels, conversions, tables, filter,
- * conversion back, download), one frame at a time in list order.
- * Its upload cannot overlap the previous frame's compute through that call;
- * the decode and encode of other frames run meanwhile on the workers. */
+ * conversion back, download), one frame at a time in list order, on this
+ * thread's GPU workspace (kept from frame to frame: no allocation after the
+ * first frames, copies through pinned staging). Its upload cannot overlap
+ * the previous frame's compute through that call; the decode and encode of
+ * other frames run meanwhile on the workers. */
 static void *gpu_stage(void *arg) {
     batch_t *b = arg;
     const size_t n = b->list->count;
@@ -214,6 +216,7 @@ static void *gpu_stage(void *arg) {
         else finish(b, i, rc, err);
     }
     pthread_mutex_unlock(&b->mu);
+    blur_gpu_release();
     return NULL;
 }
 
@@ -222,6 +225,7 @@ static void *gpu_stage(void *arg) {
 static void print_timing(const batch_t *b, double wall, int workers) {
     app_timing_t tm;
     app_timing_init(&tm, true);
+    app_timing_since(&tm, app_now() - wall);
     const bool gpu = b->cfg->device == APP_DEVICE_GPU;
     app_timing_add(&tm, "decode", b->sum.decode);
     app_timing_add(&tm, "convert", b->sum.convert);

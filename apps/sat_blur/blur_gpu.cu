@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 
 namespace {
@@ -78,16 +79,64 @@ libscan_dtype_t uint_dtype(int bytes) {
     return bytes == 2 ? LIBSCAN_U16 : (bytes == 4 ? LIBSCAN_U32 : LIBSCAN_U64);
 }
 
-// The device resources of one run, released by the destructor: `side`
-// builds the weight table while `stream` builds the image's (each table's
-// carry scans between its tile passes are small, so two tables at once fill the GPU better
-// than one after the other); ev[0..1] time the phases. The first CUDA error
-// stays in `e`, with `what` saying what was being done.
-struct Gpu {
+// The device resources of a thread, kept from one run to the next
+// (blur_gpu_release frees them): a batch blurs frame after frame on one
+// thread, and per-frame cudaMalloc / cudaFree (which waits for the whole
+// device) and stream creation cost more than a 4K frame's GPU work.
+// `side` builds the weight table while `stream` builds the image's (each
+// table's carry scans between its tile passes are small, so two tables at
+// once fill the GPU better than one after the other); ev[0..1] time the
+// phases. Buffers are slots that only grow. The pinned staging buffer is
+// made on a thread's second run (a single image would pay more for pinning
+// than it saves on the copies).
+struct Workspace {
     static constexpr int kMaxBufs = 16; // a whole job takes 12 at most
     cudaStream_t stream = nullptr, side = nullptr;
     cudaEvent_t ev[2] = {nullptr, nullptr}, fork = nullptr, join = nullptr;
     void *buf[kMaxBufs] = {};
+    size_t cap[kMaxBufs] = {};
+    void *pinned = nullptr;
+    size_t pinned_cap = 0;
+    int runs = 0;
+    bool ready = false;
+
+    cudaError_t init() {
+        if (ready) return cudaSuccess;
+        cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+        for (int i = 0; i < 2 && e == cudaSuccess; ++i) e = cudaEventCreate(&ev[i]);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&fork, cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&join, cudaEventDisableTiming);
+        if (e != cudaSuccess) release();
+        ready = e == cudaSuccess;
+        return e;
+    }
+    void release() {
+        for (int i = 0; i < kMaxBufs; ++i) {
+            if (buf[i]) cudaFree(buf[i]);
+            buf[i] = nullptr;
+            cap[i] = 0;
+        }
+        if (pinned) cudaFreeHost(pinned);
+        pinned = nullptr;
+        pinned_cap = 0;
+        for (cudaEvent_t *x : {&ev[0], &ev[1], &fork, &join})
+            if (*x) cudaEventDestroy(*x), *x = nullptr;
+        if (stream) cudaStreamDestroy(stream);
+        if (side) cudaStreamDestroy(side);
+        stream = side = nullptr;
+        runs = 0;
+        ready = false;
+    }
+};
+thread_local Workspace tl_ws;
+
+// One run on the thread's workspace. The first CUDA error stays in `e`,
+// with `what` saying what was being done.
+struct Gpu {
+    Workspace &w = tl_ws;
+    cudaStream_t stream = nullptr, side = nullptr;
+    cudaEvent_t *ev = nullptr, fork = nullptr, join = nullptr;
     int nbuf = 0;
     cudaError_t e = cudaSuccess;
     const char *what = "";
@@ -95,33 +144,86 @@ struct Gpu {
 
     Gpu() {
         what = "creating streams";
-        e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
-        for (int i = 0; i < 2 && e == cudaSuccess; ++i) e = cudaEventCreate(&ev[i]);
-        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&fork, cudaEventDisableTiming);
-        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&join, cudaEventDisableTiming);
-        if (e == cudaSuccess) e = cudaEventRecord(ev[0], stream);
+        e = w.init();
+        if (e != cudaSuccess) return;
+        stream = w.stream;
+        side = w.side;
+        ev = w.ev;
+        fork = w.fork;
+        join = w.join;
+        w.runs++;
+        e = cudaEventRecord(ev[0], stream);
     }
-    ~Gpu() {
-        for (int i = 0; i < nbuf; ++i) cudaFree(buf[i]);
-        for (cudaEvent_t x : {ev[0], ev[1], fork, join})
-            if (x) cudaEventDestroy(x);
-        if (stream) cudaStreamDestroy(stream);
-        if (side) cudaStreamDestroy(side);
-    }
-    // Device memory of `bytes` (nullptr for 0), freed with the run.
+    // Device memory of at least `bytes` (nullptr for 0), kept for the
+    // thread's next run. Slots are handed out in call order, so a run that
+    // asks for the same buffers as the last one allocates nothing.
     void *alloc(size_t bytes) {
-        void *p = nullptr;
         if (e != cudaSuccess || !bytes) return nullptr;
         what = "allocating GPU memory";
-        e = nbuf < kMaxBufs ? cudaMalloc(&p, bytes) : cudaErrorMemoryAllocation;
-        if (e == cudaSuccess) buf[nbuf++] = p;
-        return p;
+        if (nbuf >= Workspace::kMaxBufs) {
+            e = cudaErrorMemoryAllocation;
+            return nullptr;
+        }
+        const int i = nbuf++;
+        if (w.cap[i] < bytes) {
+            if (w.buf[i]) cudaFree(w.buf[i]);
+            w.buf[i] = nullptr;
+            w.cap[i] = 0;
+            e = cudaMalloc(&w.buf[i], bytes);
+            if (e != cudaSuccess) return nullptr;
+            w.cap[i] = bytes;
+        }
+        return w.buf[i];
     }
     void copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, const char *doing) {
         if (e != cudaSuccess || !bytes) return;
         what = doing;
         e = cudaMemcpyAsync(dst, src, bytes, kind, stream);
+    }
+    // The pinned staging buffer of at least `bytes`, or nullptr on a
+    // thread's first run and when pinning fails (the copies then go from
+    // pageable memory, as before).
+    unsigned char *staging(size_t bytes) {
+        if (w.runs < 2 || e != cudaSuccess) return nullptr;
+        if (w.pinned_cap < bytes) {
+            if (w.pinned) cudaFreeHost(w.pinned);
+            w.pinned = nullptr;
+            w.pinned_cap = 0;
+            if (cudaMallocHost(&w.pinned, bytes) != cudaSuccess) {
+                (void)cudaGetLastError();
+                w.pinned = nullptr;
+                return nullptr;
+            }
+            w.pinned_cap = bytes;
+        }
+        return static_cast<unsigned char *>(w.pinned);
+    }
+    // Host to device through the staging buffer in slices, so that copying a
+    // slice into pinned memory overlaps the DMA of the slice before; falls
+    // back to a pageable copy when there is no staging buffer.
+    void upload(void *dst, const void *src, size_t bytes, const char *doing) {
+        if (e != cudaSuccess || !bytes) return;
+        unsigned char *pin = staging(bytes);
+        if (!pin) return copy(dst, src, bytes, cudaMemcpyHostToDevice, doing);
+        what = doing;
+        constexpr size_t kSlice = size_t(4) << 20;
+        for (size_t o = 0; o < bytes && e == cudaSuccess; o += kSlice) {
+            const size_t n = bytes - o < kSlice ? bytes - o : kSlice;
+            memcpy(pin + o, static_cast<const unsigned char *>(src) + o, n);
+            e = cudaMemcpyAsync(static_cast<unsigned char *>(dst) + o, pin + o, n, cudaMemcpyHostToDevice, stream);
+        }
+        // The staging buffer is reused by the next upload or download.
+        if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    }
+    // Device to host through the staging buffer (see upload).
+    void download(void *dst, const void *src, size_t bytes, const char *doing) {
+        if (e != cudaSuccess || !bytes) return;
+        unsigned char *pin = staging(bytes);
+        if (!pin) return copy(dst, src, bytes, cudaMemcpyDeviceToHost, doing);
+        what = doing;
+        e = cudaMemcpyAsync(pin, src, bytes, cudaMemcpyDeviceToHost, stream);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+        if (e == cudaSuccess) memcpy(dst, pin, bytes);
     }
     // Waits for the stream and adds the time since the last lap to *slot.
     void lap(double *slot) {
@@ -169,6 +271,9 @@ int run_passes(Gpu &g, const DeviceJob &j, blur_times_t *times, char *err, size_
     auto *wtab = static_cast<unsigned char *>(g.alloc(j.weighted ? n * 4 : 0));
     auto *wtemp = static_cast<unsigned char *>(g.alloc(j.weighted ? wtemp_bytes : 0));
     if (g.e != cudaSuccess) return g.fail(err, errlen);
+    // The allocations ran on the host while the stream stood idle: restart
+    // the lap clock so that times->sat counts the GPU's work, not them.
+    g.lap(nullptr);
     const libscan_sat_image_t img = {j.img, sdt, (int)C, W, H, W * C * (size_t)f.sample_bytes};
     const libscan_sat_image_t table = {tab, tdt, (int)C, W, H, W * C * (size_t)f.table_bytes};
     const libscan_sat_image_t wtable = {wtab, LIBSCAN_U32, 1, W, H, W * 4};
@@ -218,6 +323,10 @@ double now_s() {
 
 } // namespace
 
+extern "C" void blur_gpu_release(void) {
+    tl_ws.release();
+}
+
 extern "C" int blur_run_gpu(const blur_job_t *job, blur_times_t *times, char *err, size_t errlen) {
     zero_times(times);
     if (!job || !job->pixels || job->channels < 1 || job->channels > 4 || job->passes < 1 ||
@@ -266,8 +375,8 @@ extern "C" int blur_image_run_gpu(const blur_image_job_t *job, blur_times_t *tim
         auto *d_split = static_cast<uint32_t *>(g.alloc((levels - 1) * sizeof(uint32_t)));
         auto *d_index = static_cast<uint16_t *>(g.alloc(BLUR_INDEX_LEN * sizeof(uint16_t)));
         auto *d_rlut = static_cast<uint16_t *>(g.alloc(plan.radius_lut_len * sizeof(uint16_t)));
-        g.copy(d_raw, in.data, raw_bytes, cudaMemcpyHostToDevice, "uploading the image");
-        g.copy(d_depth, job->depth.data, depth_bytes, cudaMemcpyHostToDevice, "uploading the depth map");
+        g.upload(d_raw, in.data, raw_bytes, "uploading the image");
+        g.upload(d_depth, job->depth.data, depth_bytes, "uploading the depth map");
         g.copy(d_decode, plan.luts.decode, levels * sizeof(uint64_t), cudaMemcpyHostToDevice, "uploading the tables");
         g.copy(d_split, plan.luts.split, (levels - 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, "uploading the tables");
         g.copy(d_index, plan.luts.index, BLUR_INDEX_LEN * sizeof(uint16_t), cudaMemcpyHostToDevice,
@@ -296,7 +405,7 @@ extern "C" int blur_image_run_gpu(const blur_image_job_t *job, blur_times_t *tim
             g.what = "converting the pixels back";
             g.e = blur_gpu_from_fixed(d_fixed, plan.precision, (int)C, n, d_split, d_index, in.bits, d_raw, g.stream);
             g.lap(times ? &times->convert : nullptr);
-            g.copy(job->out.data, d_raw, raw_bytes, cudaMemcpyDeviceToHost, "downloading the result");
+            g.download(job->out.data, d_raw, raw_bytes, "downloading the result");
             g.lap(times ? &times->download : nullptr);
             if (g.e != cudaSuccess) rc = g.fail(err, errlen);
         }

@@ -62,12 +62,19 @@ static const char kHelp[] =
     "  --subsampling S     JPEG chroma subsampling 420, 422 or 444 (4:2:0 ... 4:4:4,\n"
     "                      the last at full colour resolution); default 420, as PIL\n"
     "                      (and ImageMagick below quality 90)\n"
+    "  --jpeg-encoder E    turbojpeg (default: the same bytes on GPU and CPU, and\n"
+    "                      the faster one where measured) or nvjpeg (on the GPU,\n"
+    "                      where the build has it; TurboJPEG writes the file with\n"
+    "                      a note if it cannot)\n"
     "  --compression N     PNG compression, zlib level 0..9: 0 none, 1 fastest,\n"
     "                      9 smallest (default 5; 6 gives the size of libpng's\n"
     "                      default, at about twice the time). A single image is\n"
     "                      compressed on all cores, the same file on any machine.\n"
-    "  --device D          auto, cpu or gpu (default auto: the GPU when usable,\n"
-    "                      else the CPU with a note); both give the same image\n"
+    "  --device D          auto, cpu or gpu; both give the same image. auto (the\n"
+    "                      default): a single image of fewer than 32 megapixels\n"
+    "                      on the CPU (starting the GPU costs more than it saves),\n"
+    "                      larger ones and --batch on the GPU when usable, else\n"
+    "                      the CPU with a note; --timing says which and why\n"
     "  --max-pixels N      refuse images larger than N pixels (default 268435456)\n"
     "  --force             allow OUT to be the same file as IN\n"
     "  --timing            print where the time went (decode, convert, upload, SAT,\n"
@@ -100,9 +107,8 @@ static const char kHelp[] =
     "where alpha is 0, as transparent black); integer tables make GPU and CPU\n"
     "output identical.\n"
     "JPEG output has no alpha: it is dropped (colours kept as they are), as\n"
-    "ImageMagick's convert does. On the GPU, JPEG is encoded with nvJPEG when the\n"
-    "build has it (else, or if it fails, with TurboJPEG; the pixels differ only by\n"
-    "rounding); on the CPU with TurboJPEG.\n"
+    "ImageMagick's convert does. JPEG is encoded with TurboJPEG on GPU and CPU\n"
+    "alike (the same bytes), or with nvJPEG when asked (--jpeg-encoder).\n"
     "Options may come before or after the files (--opt=V or --opt V); -- ends\n"
     "the options.\n"
     "Exit status: 0 success, 1 bad usage or input (a corrupt or truncated PNG or\n"
@@ -126,6 +132,7 @@ typedef struct options {
     bool aperture_set, max_radius_set;
     app_device_t device;
     img_jpeg_subsampling_t subsampling;
+    bool nvjpeg; /* --jpeg-encoder nvjpeg */
 } options_t;
 
 /* Parses a double option value in [lo, hi]; one-line error and 0 on failure. */
@@ -148,7 +155,7 @@ enum {
     OPT_DEPTH = 256, OPT_RADIUS, OPT_TILT_SHIFT, OPT_FOCUS, OPT_FOCUS_AT, OPT_APERTURE, OPT_MAX_RADIUS,
     OPT_INVERT_DEPTH, OPT_PASSES, OPT_NO_LINEAR, OPT_QUALITY, OPT_DEVICE, OPT_MAX_PIXELS, OPT_FORCE, OPT_TIMING,
     OPT_QUIET, OPT_HELP, OPT_VERSION, OPT_SUBSAMPLING, OPT_BATCH, OPT_FORMAT, OPT_DEPTH_DIR, OPT_DRY_RUN,
-    OPT_COMPRESSION
+    OPT_COMPRESSION, OPT_JPEG_ENCODER
 };
 
 static const struct option kLongs[] = {
@@ -165,6 +172,7 @@ static const struct option kLongs[] = {
     {"batch", no_argument, NULL, OPT_BATCH},                 {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, OPT_FORMAT},         {"depth-dir", required_argument, NULL, OPT_DEPTH_DIR},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},             {"compression", required_argument, NULL, OPT_COMPRESSION},
+    {"jpeg-encoder", required_argument, NULL, OPT_JPEG_ENCODER},
     {NULL, 0, NULL, 0}};
 
 static int check_modes(const options_t *o);
@@ -258,6 +266,14 @@ static int parse_args(int argc, char **argv, options_t *o) {
         case OPT_SUBSAMPLING:
             if (img_jpeg_parse_subsampling(v, &o->subsampling) != 0) {
                 app_error(kProg, "--subsampling: '%s' is not 420, 422 or 444", v);
+                return APP_EXIT_USAGE;
+            }
+            break;
+        case OPT_JPEG_ENCODER:
+            if (strcmp(v, "turbojpeg") == 0) o->nvjpeg = false;
+            else if (strcmp(v, "nvjpeg") == 0) o->nvjpeg = true;
+            else {
+                app_error(kProg, "--jpeg-encoder: '%s' is not turbojpeg or nvjpeg", v);
                 return APP_EXIT_USAGE;
             }
             break;
@@ -390,6 +406,7 @@ static frame_params_t frame_params(const options_t *o) {
     p.no_linear = o->no_linear;
     p.write.jpeg_quality = (int)o->quality;
     p.write.jpeg_subsampling = (int)o->subsampling;
+    p.write.jpeg_gpu = o->nvjpeg;
     if (o->compression >= 0)
         p.write.png_compression = o->compression == 0 ? IMG_PNG_NO_COMPRESSION : (int)o->compression;
     /* A single image's PNG is compressed on every core; in batch mode the
@@ -400,11 +417,44 @@ static frame_params_t frame_params(const options_t *o) {
     return p;
 }
 
+/* --device auto, single image: pixels from which the GPU is worth starting.
+ * Below, the CPU writes the same bytes sooner: creating the CUDA context
+ * (0.2-0.6 s) and tearing it down cost more than the blur saves (a 4K frame
+ * with a depth map: 0.64 s on the GPU against 0.34 s on the CPU on the H100
+ * machine, most of the GPU's time its start). A first guess, to be set from
+ * bench/programs/startup.sh on the GPU machine. --batch pays the start once
+ * for every frame and keeps the GPU. */
+#define SAT_BLUR_AUTO_GPU_MIN_PIXELS ((uint64_t)32 << 20)
+
+/* Where a single image runs: --device as given, or for auto the CPU below
+ * SAT_BLUR_AUTO_GPU_MIN_PIXELS (said in --timing's first line). */
+static int choose_single(const options_t *o, const frame_t *f, app_device_t *dev, app_timing_t *tm) {
+    const uint64_t px = (uint64_t)img_pixel_count(&f->img);
+    char note[160];
+    if (o->device == APP_DEVICE_AUTO && px < SAT_BLUR_AUTO_GPU_MIN_PIXELS) {
+        *dev = APP_DEVICE_CPU;
+        snprintf(note, sizeof note, "on the CPU: --device auto, a single image of %.1f MP, below the GPU's %.0f MP",
+                 (double)px / (1 << 20), (double)SAT_BLUR_AUTO_GPU_MIN_PIXELS / (1 << 20));
+        app_timing_note(tm, note);
+        return APP_EXIT_OK;
+    }
+    const int rc = app_choose_device(kProg, o->device, dev);
+    app_timing_gpu_init(tm);
+    snprintf(note, sizeof note, "on the %s: --device %s", *dev == APP_DEVICE_GPU ? "GPU" : "CPU",
+             app_device_name(o->device));
+    app_timing_note(tm, note);
+    return rc;
+}
+
 /* Single mode: IN to OUT, the three steps one after another. */
 static int run_single(const options_t *o) {
     const frame_params_t p = frame_params(o);
     app_timing_t tm;
     app_timing_init(&tm, o->timing);
+    /* --device gpu: the context is created on a thread while the image is
+       decoded (cli.h). auto waits for the decode to know the size, as a
+       probe started for nothing would hold the exit up. */
+    if (o->device == APP_DEVICE_GPU) app_gpu_warm_start(o->device);
     char err[1024] = "";
     frame_t f;
     memset(&f, 0, sizeof f);
@@ -412,7 +462,7 @@ static int run_single(const options_t *o) {
     int rc = frame_decode(&p, o->in, o->depth, NULL, &f, err, sizeof err);
     if (rc != APP_EXIT_OK) goto fail;
     /* Chosen only now, so that bad input gets its one error line and nothing else. */
-    if ((rc = app_choose_device(kProg, o->device, &dev)) != APP_EXIT_OK) goto done;
+    if ((rc = choose_single(o, &f, &dev, &tm)) != APP_EXIT_OK) goto done;
     if ((rc = frame_blur(&f, dev, err, sizeof err)) != APP_EXIT_OK) goto fail;
     if ((rc = frame_encode(&p, &f, o->out, err, sizeof err)) != APP_EXIT_OK) goto fail;
     if (f.report.note[0]) app_error(kProg, "note: %s", f.report.note);
@@ -438,6 +488,10 @@ static int run_batch(const options_t *o) {
     const frame_params_t p = frame_params(o);
     const batch_spec_t spec = {o->inputs, o->ninputs, o->outdir, o->format, o->depth_dir, o->depth};
     char err[1024] = "";
+    /* The GPU's context is created on a thread while the list is built and
+       checked (cli.h); a batch keeps the GPU under auto, as it pays the
+       start once for every frame. */
+    if (!o->dry_run) app_gpu_warm_start(o->device);
     int workers = 1;
     if (batch_threads(&workers, err, sizeof err) != 0) {
         app_error(kProg, "%s", err);

@@ -67,6 +67,12 @@ int blur_image_run_cpu(const blur_image_job_t *job, blur_times_t *times, char *e
  * -2 (CUDA failure, GPU out of memory), with a reason in err. */
 int blur_image_run_gpu(const blur_image_job_t *job, blur_times_t *times, char *err, size_t errlen);
 
+/* The GPU runs keep their streams, device buffers and a pinned staging
+ * buffer per thread from one run to the next (a batch blurs frame after
+ * frame on one thread); this frees the calling thread's. Optional: the
+ * process's exit frees them too. */
+void blur_gpu_release(void);
+
 #ifdef __cplusplus
 }
 #endif

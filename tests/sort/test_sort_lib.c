@@ -139,7 +139,9 @@ static void test_stability_pairs_equal_keys(void **state) {
 static void test_bit_ranges(void **state) {
     (void)state;
     test_require_gpu();
-    const unsigned ranges[][2] = {{4, 20}, {0, 1}, {31, 32}, {8, 8}, {0, 13}, {5, 32}};
+    /* {4, 28}: three passes, so the double buffer's middle pass writes the
+     * input's buffer (never the one it reads). */
+    const unsigned ranges[][2] = {{4, 20}, {0, 1}, {31, 32}, {8, 8}, {0, 13}, {5, 32}, {4, 28}};
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; ++i)
         for (int mode = 0; mode < 3; ++mode) {
             gpu_case(LIBSCAN_U32, DIST_UNIFORM, (int)i & 1, 4, 50021, ranges[i][0], ranges[i][1], mode, 0, 7000 + i * 3 + mode);
@@ -148,6 +150,8 @@ static void test_bit_ranges(void **state) {
         }
     gpu_case(LIBSCAN_U64, DIST_UNIFORM, 0, 8, 30011, 3, 61, MODE_DOUBLE_BUFFER, 0, 7200);
     gpu_case(LIBSCAN_I64, DIST_UNIFORM, 1, 4, 30011, 40, 64, MODE_OUT_OF_PLACE, 0, 7201);
+    gpu_case(LIBSCAN_U64, DIST_UNIFORM, 1, 4, 30011, 0, 40, MODE_DOUBLE_BUFFER, 1, 7202); /* five passes */
+    gpu_case(LIBSCAN_I64, DIST_UNIFORM, 0, 8, 30011, 8, 64, MODE_DOUBLE_BUFFER, 0, 7203); /* seven passes */
 }
 
 static void test_argsort_all_types(void **state) {

@@ -21,6 +21,37 @@ cli_init() {
     failures=0
 }
 
+# cli_ref_init PROG: the start of the scripts checked against
+# tests/support/array_ref.py: skips (exit 77) without python3, cli_init PROG,
+# sets $REF and ref() (the reference), and $SEED (LIBSCAN_TEST_SEED when set,
+# printed so that a run can be replayed).
+cli_ref_init() {
+    command -v python3 >/dev/null || { echo "SKIP: python3 is needed for the reference"; exit 77; }
+    cli_init "$1"
+    REF="$(dirname "${BASH_SOURCE[0]}")/array_ref.py"
+    SEED=${LIBSCAN_TEST_SEED:-$RANDOM$RANDOM}
+    echo "# seed $SEED (LIBSCAN_TEST_SEED=$SEED replays)"
+}
+ref() { python3 "$REF" "$@"; }
+
+# cli_require_gpu MODE WHAT CMD...: with MODE gpu, runs CMD (a small job with
+# --device gpu; $tmp/probe.txt holds two numbers for it) and, when it fails,
+# skips the script (exit 77) saying that WHAT were not run, or fails it
+# under LIBSCAN_REQUIRE_GPU=1 (GPU runs: a missing GPU is a failure). Does
+# nothing for another MODE.
+cli_require_gpu() {
+    local mode=$1 what=$2
+    shift 2
+    [[ $mode == gpu ]] || return 0
+    printf '2\n1\n' >"$tmp/probe.txt"
+    if ! "$@" >"$tmp/out" 2>"$tmp/err"; then
+        echo "SKIP: no usable GPU: $what were not run ($(head -1 "$tmp/err"))"
+        [[ ${LIBSCAN_REQUIRE_GPU-} == 1 ]] && exit 1
+        exit 77
+    fi
+    return 0
+}
+
 # fail MESSAGE...: reports one failed check on stderr and counts it.
 fail() {
     echo "FAIL: $*" >&2

@@ -299,6 +299,110 @@ LIBSCAN_API libscan_status_t libscan_cpu_sort_unique(void *keys, void *values, s
  * invalid key or range. Host-only. */
 LIBSCAN_API int libscan_sort_num_passes(libscan_dtype_t key, unsigned begin_bit, unsigned end_bit);
 
+/* ------------------------------------------------------------------------- */
+/* Segmented sort                                                             */
+/* ------------------------------------------------------------------------- */
+/*
+ * Sorts every segment of an array on its own: segment s is [offsets[s],
+ * offsets[s+1]) (CSR, as libscan_segmented_inclusive_scan_offsets), s <
+ * num_segments. Keys or key/value pairs, either direction, a bit range, in
+ * the order and with the stability of the top of this file: inside a
+ * segment equal keys keep their input order; keys never leave their segment.
+ *
+ * Offsets  num_segments + 1 uint64_t: offsets[0] == 0, non-decreasing,
+ *          offsets[num_segments] == count, so every key is in exactly one
+ *          segment (empty segments are allowed). num_segments == 0 only with
+ *          count == 0. A segment may hold any number of keys (more than 2^31
+ *          included).
+ * Checks   The GPU call reads the offsets back and checks them before
+ *          anything is launched (it then synchronises with `stream` and
+ *          cannot be captured), unless opts->trust_offsets is set: then
+ *          nothing is read and valid offsets are the caller's duty (invalid
+ *          ones give unspecified keys and values in the outputs, and may make
+ *          the call write anywhere inside d_keys_out, d_values_out and its
+ *          temp, never outside them). The CPU call always checks them (host
+ *          memory, no cost worth saving). Bad offsets: INVALID_ARGUMENT.
+ * Temp     libscan_segmented_sort_temp_bytes(count, num_segments, key,
+ *          value_bytes, &bytes), or none (the temp cache). It holds one
+ *          alternate copy of the keys and values for the segments larger than
+ *          one block's share (2048 or 4096 keys), one or two bytes per key
+ *          of tile bookkeeping, and 8 bytes per segment. A call with nothing to
+ *          order (count <= 1, or begin_bit == end_bit) uses none.
+ * Determinism A stable sort has one result: the output is a function of the
+ *          input, the offsets and the options alone, on the GPU and the CPU.
+ */
+
+/* Options of one segmented sort: libscan_sort_opts_t's fields, then
+ * trust_offsets (see "Checks" above; ignored by the CPU call).
+ * Zero-initialise or use LIBSCAN_SEGSORT_OPTS_INIT; opts = NULL: defaults. */
+typedef struct libscan_segsort_opts {
+    int descending;
+    unsigned begin_bit;
+    unsigned end_bit;
+    void *d_temp;
+    size_t temp_bytes;
+    int trust_offsets;
+} libscan_segsort_opts_t;
+
+#define LIBSCAN_SEGSORT_OPTS_INIT {0, 0u, 0u, NULL, 0, 0}
+
+/*
+ * libscan_segmented_sort_temp_bytes: *temp_bytes = the scratch bytes
+ * libscan_segmented_sort() needs for `count` keys of `key` with value_bytes
+ * values (0, 4 or 8) in num_segments segments, with LIBSCAN_TEMP_ALIGNMENT
+ * bytes of slack; 0 when the call needs none: count <= 2048 (4096 when
+ * neither keys nor values are 8 bytes), where every segment fits one
+ * block. The same for both directions and every bit range. Host-only.
+ * Returns SUCCESS, or NULL_POINTER (temp_bytes), INVALID_DTYPE,
+ * INVALID_ARGUMENT (value_bytes), TOO_LARGE (count or num_segments >
+ * LIBSCAN_MAX_COUNT).
+ */
+LIBSCAN_API libscan_status_t libscan_segmented_sort_temp_bytes(size_t count, size_t num_segments,
+                                                               libscan_dtype_t key, size_t value_bytes,
+                                                               size_t *temp_bytes);
+
+/*
+ * libscan_segmented_sort: out-of-place segmented sort. Segment s of
+ * d_keys_out receives segment s of d_keys_in in order (and d_values_out the
+ * values of d_values_in, permuted the same way). Inputs are not modified.
+ *
+ * d_keys_in, d_keys_out, d_values_in, d_values_out, count, key, value_bytes
+ *              as for libscan_sort() (the four buffers distinct).
+ * d_offsets    device array of num_segments + 1 uint64_t (see "Offsets");
+ *              must not overlap any other buffer.
+ * opts, stream as for libscan_sort() (libscan_segsort_opts_t).
+ *
+ * Returns libscan_sort()'s statuses; also NULL_POINTER (d_offsets NULL),
+ * INVALID_ARGUMENT (num_segments 0 with count > 0; offsets that are not
+ * valid, when checked), TOO_LARGE (num_segments > LIBSCAN_MAX_COUNT).
+ * Asynchronous unless the offsets are checked (see "Checks").
+ */
+LIBSCAN_API libscan_status_t libscan_segmented_sort(const void *d_keys_in, void *d_keys_out, const void *d_values_in,
+                                                    void *d_values_out, size_t count, const uint64_t *d_offsets,
+                                                    size_t num_segments, libscan_dtype_t key, size_t value_bytes,
+                                                    const libscan_segsort_opts_t *opts, cudaStream_t stream);
+
+/*
+ * libscan_cpu_segmented_sort: the same sort in host memory, in place
+ * (keys, and values: value_bytes 0, 4 or 8, NULL when 0), synchronous; the
+ * result is the GPU call's. Segments are spread over the threads ("CPU
+ * threads" above, one per 2^16 keys): each thread sorts whole segments of
+ * its share one after another; a segment of more than 2^20 keys is sorted
+ * by libscan_cpu_sort's threaded sort instead. Memory: for each thread,
+ * scratch of 32 bytes per key of the largest segment it sorts, and for a
+ * large segment what libscan_cpu_sort() takes; all freed before returning.
+ *
+ * Returns SUCCESS, or libscan_cpu_sort()'s statuses, and NULL_POINTER
+ * (offsets NULL), INVALID_ARGUMENT (num_segments 0 with count > 0; offsets
+ * not valid: nothing is written), TOO_LARGE (num_segments). On
+ * OUT_OF_MEMORY every key (and value) is still in its segment, each segment
+ * either sorted or as it was.
+ */
+LIBSCAN_API libscan_status_t libscan_cpu_segmented_sort(void *keys, void *values, size_t count,
+                                                        const uint64_t *offsets, size_t num_segments,
+                                                        libscan_dtype_t key, size_t value_bytes,
+                                                        const libscan_segsort_opts_t *opts);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -176,10 +176,13 @@ libscan_status_t libscan_sort_double_buffer(libscan_double_buffer_t *buf, size_t
     s.mode = LIBSCAN_SORT_DOUBLE_BUFFER;
     s.pl.keys_in = buf->d_keys[cur];
     s.pl.keys_out = buf->d_keys[result];
-    s.pl.keys_alt = buf->d_keys[1 - cur];
+    /* The other pass outputs go to the buffer that is not the result: with an
+     * odd pass count that is the input's (pass 1 reads pass 0's output from
+     * d_keys[result]), so 3, 5 or 7 passes never read and write one buffer. */
+    s.pl.keys_alt = buf->d_keys[1 - result];
     s.pl.values_in = buf->d_values[cur];
     s.pl.values_out = buf->d_values[result];
-    s.pl.values_alt = buf->d_values[1 - cur];
+    s.pl.values_alt = buf->d_values[1 - result];
     const size_t ks = libscan__sort_key_bytes(key);
     libscan__call_t c;
     describe(&c, &s, opts);

@@ -11,8 +11,10 @@ extern "C" {
 
 /* A checked sort. Pass i of P reads the previous pass's output (keys_in for
  * the first) and writes keys_out when P-1-i is even, else keys_alt; so the
- * last pass always ends in keys_out. keys_in may equal keys_out only when P
- * is even (the double buffer); keys_alt differs from both. Same for values. */
+ * last pass always ends in keys_out. keys_alt differs from keys_out; in the
+ * double buffer keys_in equals keys_out when P is even and keys_alt when P
+ * is odd (P >= 3 writes the input's buffer, which the caller gave up), so no
+ * pass reads and writes one buffer. Same for values. */
 typedef struct libscan__sort_plan {
     libscan_dtype_t key;
     size_t value_bytes; /* 0, 4 or 8 */
@@ -37,6 +39,16 @@ size_t libscan__sort_key_bytes(libscan_dtype_t key);
 /* Bytes of counters, histograms and look-back words for a sort of `count`
  * keys of key_bytes with value_bytes values (0 when count is 0). Host only. */
 size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_bytes);
+
+/* Bench and tests only: the path of every later sort of the process.
+ * AUTO: the library's choice (the counting sort for U8/U16 keys without
+ * values over the whole key, U16 from CountingTuning's size on; else the
+ * onesweep passes). ONESWEEP: always the passes, the path before the
+ * counting sort (bench_radixsort --baseline). COUNTING: the counting sort
+ * wherever it applies, whatever the size (test_sort_counting). Not for
+ * library callers: the setting is process-wide. */
+enum { LIBSCAN__SORT_PATH_AUTO = 0, LIBSCAN__SORT_PATH_ONESWEEP = 1, LIBSCAN__SORT_PATH_COUNTING = 2 };
+void libscan__sort_force_path(int path);
 
 /* Enqueues the sort. Returns the first CUDA error met. */
 cudaError_t libscan__sort_launch(const libscan__sort_plan_t *plan, cudaStream_t stream);

@@ -1,9 +1,13 @@
 // sort_launch.cu -- enqueues a checked sort (sort_internal.h): the
 // upfront histogram, its scan, then one pass kernel per 8 bits, ping-ponging
-// between the plan's buffers. No allocation, no synchronisation.
+// between the plan's buffers; or, for 8- and 16-bit keys without values over
+// the whole key, the counting sort (counting_sort.cuh). No allocation, no
+// synchronisation.
 #include "sort_internal.h"
+#include "libscan/cuda/counting_sort.cuh"
 #include "libscan/cuda/onesweep.cuh"
 
+#include <atomic>
 #include <climits>
 
 namespace libscan::sort {
@@ -13,6 +17,17 @@ constexpr size_t kCounterBytes = 256; // one tile counter per pass
 constexpr size_t kHistBytes = size_t(kMaxPasses) * kRadix * sizeof(unsigned long long);
 
 size_t round_up(size_t x) { return (x + 255) / 256 * 256; }
+
+// libscan__sort_force_path(): the bench's and tests' choice of path for
+// every later sort (sort_internal.h), so that one run can time the onesweep
+// passes against the counting sort, and tests reach the counting sort at
+// sizes where the automatic choice keeps the passes.
+std::atomic<int> g_path{LIBSCAN__SORT_PATH_AUTO};
+
+// The counting sort's counts/starts: one per key value and the total.
+size_t counting_bytes(size_t key_bytes) {
+    return key_bytes <= 2 ? ((size_t(1) << (8 * key_bytes)) + 1) * sizeof(unsigned long long) : 0;
+}
 
 template <int BYTES, bool PAIRS> constexpr int tile_items() {
     return PassTuning<BYTES, PAIRS>::kBlockThreads * PassTuning<BYTES, PAIRS>::kItemsPerThread;
@@ -51,7 +66,7 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
     (void)sms;
 
     const size_t tiles = (pl.count + kTile - 1) / kTile;
-    if (tiles > 0xffffffffull) return cudaErrorInvalidValue;
+    if (tiles >= kIdentityTile) return cudaErrorInvalidValue; // the counter's top bit is the identity mark
     unsigned *counters = reinterpret_cast<unsigned *>(scratch);
     unsigned long long *hist = reinterpret_cast<unsigned long long *>(scratch + kCounterBytes);
     W *status = reinterpret_cast<W *>(scratch + kCounterBytes + kHistBytes);
@@ -89,6 +104,54 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
     return cudaSuccess;
 }
 
+// Whether the plan takes the counting sort: unsigned 8/16-bit keys, no
+// values, the whole key as the digit (a partial range keeps keys that tie on
+// the range but differ outside it in input order: that needs the passes).
+// Automatically also from a size on (CountingTuning::min_keys(): below it the
+// counting sort's fixed cost loses to the passes).
+bool takes_counting_sort(const libscan__sort_plan_t &pl) {
+    const size_t ks = libscan__sort_key_bytes(pl.key);
+    const int path = g_path.load(std::memory_order_relaxed);
+    const bool eligible = ks <= 2 && pl.value_bytes == 0 && pl.begin_bit == 0 && pl.end_bit == 8 * ks;
+    if (!eligible || path == LIBSCAN__SORT_PATH_ONESWEEP) return false;
+    return path == LIBSCAN__SORT_PATH_COUNTING || pl.count >= CountingTuning::min_keys(ks);
+}
+
+// 16-bit keys count into 128 KB of dynamic shared memory: the kernel must be
+// allowed it once per device (a bit per device; beyond 64 devices, every call).
+template <typename K> cudaError_t allow_count_shared(int device) {
+    constexpr size_t kBytes = CountingShape<K>::kSharedBytes;
+    if (kBytes <= 48 * 1024) return cudaSuccess;
+    static std::atomic<unsigned long long> done{0};
+    const unsigned long long bit = device < 64 ? 1ull << device : 0;
+    if (bit && (done.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
+    const cudaError_t e =
+        cudaFuncSetAttribute(count_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kBytes));
+    if (e == cudaSuccess && bit) done.fetch_or(bit, std::memory_order_relaxed);
+    return e;
+}
+
+template <typename K> cudaError_t run_counting(const libscan__sort_plan_t &pl, int device, int sms, cudaStream_t stream) {
+    using Shape = CountingShape<K>;
+    unsigned long long *counts = static_cast<unsigned long long *>(pl.scratch);
+    cudaError_t e = allow_count_shared<K>(device);
+    if (e == cudaSuccess) e = cudaMemsetAsync(counts, 0, size_t(Shape::kBins) * sizeof(unsigned long long), stream);
+    if (e != cudaSuccess) return e;
+    const Codec<K> codec = make_codec<K>(pl.key, pl.descending != 0);
+    const dim3 grid(count_blocks<K>(pl.count, sms), unsigned(Shape::kSlices));
+    count_kernel<K><<<grid, CountingTuning::kCountThreads, Shape::kSharedBytes, stream>>>(
+        static_cast<const K *>(pl.keys_in), pl.count, codec, counts);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    starts_kernel<Shape::kBins><<<1, CountingTuning::kScanThreads, 0, stream>>>(counts);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    constexpr size_t kTile = size_t(CountingTuning::kFillThreads) * (32 / sizeof(K));
+    const size_t tiles = (pl.count + kTile - 1) / kTile;
+    if (tiles > 0x7fffffffull) return cudaErrorInvalidValue;
+    fill_kernel<K><<<static_cast<unsigned>(tiles), CountingTuning::kFillThreads, 0, stream>>>(
+        static_cast<K *>(pl.keys_out), pl.count, codec.xor_all, counts);
+    return cudaGetLastError();
+}
+
 template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl, cudaStream_t stream) {
     const size_t n = pl.count;
     const size_t vbytes = std::is_same<V, NoValues>::value ? 0 : sizeof(V);
@@ -115,6 +178,8 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
     cudaError_t e = cudaGetDevice(&device);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     if (e != cudaSuccess) return e;
+    if constexpr (sizeof(K) <= 2 && std::is_same<V, NoValues>::value)
+        if (takes_counting_sort(pl)) return run_counting<K>(pl, device, sms, stream);
 
     char *scratch = static_cast<char *>(pl.scratch);
     const size_t tiles = (n + tile_items_for(sizeof(K), vbytes) - 1) / tile_items_for(sizeof(K), vbytes);
@@ -136,7 +201,8 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
         <<<histogram_blocks<HistogramTuning>(n, sms), HistogramTuning::kBlockThreads, 0, stream>>>(hp);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    digit_base_kernel<<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(hp.hist);
+    digit_base_kernel<><<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(
+        hp.hist, reinterpret_cast<unsigned *>(scratch), n);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
 
@@ -161,8 +227,12 @@ extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, si
     if (count == 0) return 0;
     const size_t tile = size_t(tile_items_for(key_bytes, value_bytes));
     const size_t tiles = (count + tile - 1) / tile;
-    return kCounterBytes + kHistBytes + round_up(tiles * kRadix * status_word_bytes(count));
+    const size_t onesweep = kCounterBytes + kHistBytes + round_up(tiles * kRadix * status_word_bytes(count));
+    const size_t counting = value_bytes == 0 ? round_up(counting_bytes(key_bytes)) : 0;
+    return onesweep > counting ? onesweep : counting;
 }
+
+extern "C" void libscan__sort_force_path(int path) { libscan::sort::g_path.store(path); }
 
 extern "C" cudaError_t libscan__sort_launch(const libscan__sort_plan_t *plan, cudaStream_t stream) {
     using namespace libscan::sort;

@@ -14,4 +14,7 @@ if(TARGET app_common)
 
   libscan_add_suite(test_stream_io SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_stream_io.c LABELS cpu TIMEOUT 300)
   target_link_libraries(test_stream_io PRIVATE app_common libscan_test_common_fixtures m)
+
+  libscan_add_suite(test_out_map SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_out_map.c LABELS cpu TIMEOUT 120)
+  target_link_libraries(test_out_map PRIVATE app_common libscan_test_common_fixtures m)
 endif()

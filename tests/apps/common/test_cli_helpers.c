@@ -123,7 +123,21 @@ static void test_parse_device(void **state) {
 static void test_choose_device(void **state) {
     (void)state;
     char why[256] = "unchanged";
+    /* The probe started on a thread (cli.h's warm start; --device cpu starts
+       none) and joined by app_gpu_usable: the same answer as the harness's
+       own probe, and "gpu init" placed in the run for --timing. */
+    app_timing_t tm;
+    app_timing_init(&tm, true);
+    app_gpu_warm_start(APP_DEVICE_CPU);
+    app_timing_gpu_init(&tm);
+    assert_int_equal(tm.count, 0); /* nothing probed yet */
+    app_gpu_warm_start(APP_DEVICE_AUTO);
+    app_gpu_warm_start(APP_DEVICE_GPU); /* already running: no second thread */
     int usable = app_gpu_usable(why, sizeof why);
+    app_timing_gpu_init(&tm);
+    assert_int_equal(tm.count, 1);
+    assert_string_equal(tm.phase[0].name, "gpu init");
+    assert_true(tm.phase[0].from >= tm.t0 && tm.phase[0].to >= tm.phase[0].from);
     assert_int_equal(usable, test_gpu_present());
     if (!usable) assert_true(why[0] != '\0' && strcmp(why, "unchanged") != 0);
     else assert_string_equal(why, "");
@@ -712,16 +726,36 @@ static void test_timing(void **state) {
     fx_capture_stderr_begin();
     app_timing_print(&t, "prog"); /* stops "write" */
     char *s = fx_capture_stderr_end();
-    assert_true(strncmp(s, "prog: timing\n", 13) == 0);
-    const char *order[] = {"  read ", "  compute ", "  upload ", "  write ", "  total "};
+    /* One style for every table: each stage placed in the run ("at"),
+       except one only added (measured elsewhere), and the wall total. */
+    assert_true(strncmp(s, "prog: timing (each stage's time; at = from .. to ms", 51) == 0);
+    const char *order[] = {"  read ", "  compute ", "  upload ", "  write ", "  total (wall) "};
     const char *prev = s;
     for (int i = 0; i < 5; ++i) {
         const char *p = strstr(s, order[i]);
         if (!p || p < prev) TFAIL("timing table lacks '%s' in order:\n%s", order[i], s);
         prev = p;
     }
-    assert_non_null(strstr(s, "500.000 ms"));
+    assert_non_null(strstr(s, "500.000 ms\n")); /* upload: added, so no "at" */
+    assert_int_equal(count_of(s, "ms  at "), 3);
+    assert_null(strstr(s, "%")); /* no shares of a sum that is not the run's time */
     assert_int_equal(count_of(s, "\n"), 6);
+    free(s);
+
+    /* A note in the first line; the wall time counted from an earlier start. */
+    app_timing_init(&t, true);
+    app_timing_note(&t, "on the CPU: auto");
+    app_timing_since(&t, app_now() - 2.0);
+    app_timing_add(&t, "blur", 0.25);
+    fx_capture_stderr_begin();
+    app_timing_print(&t, "prog");
+    s = fx_capture_stderr_end();
+    assert_true(strncmp(s, "prog: timing [on the CPU: auto] (", 33) == 0);
+    const char *total = strstr(s, "  total (wall) ");
+    assert_non_null(total);
+    double ms = 0;
+    assert_int_equal(sscanf(total + 15, "%lf", &ms), 1);
+    assert_true(ms >= 2000.0 && ms < 3000.0);
     free(s);
 
     /* Disabled: nothing recorded, nothing printed. */
@@ -772,7 +806,7 @@ static void test_timing_spans(void **state) {
     fx_capture_stderr_begin();
     app_timing_print(&t, "prog");
     char *s = fx_capture_stderr_end();
-    assert_true(strncmp(s, "prog: timing (stages overlap", 28) == 0);
+    assert_true(strncmp(s, "prog: timing (each stage's time", 31) == 0);
     const char *order[] = {"  gpu init ", "  read ", "  upload ", "  total (wall) "};
     const char *prev = s;
     for (int i = 0; i < 4; ++i) {

@@ -16,23 +16,11 @@ set -uo pipefail
 prog=$1
 dev=cpu
 [[ ${2-} == --gpu ]] && dev=gpu
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed for the reference"; exit 77; }
 # shellcheck source-path=SCRIPTDIR source=../../support/cli_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../support/cli_lib.sh"
-cli_init "$prog"
-REF="$(dirname "${BASH_SOURCE[0]}")/../../support/array_ref.py"
-ref() { python3 "$REF" "$@"; }
-SEED=${LIBSCAN_TEST_SEED:-$RANDOM}
-echo "# seed $SEED (LIBSCAN_TEST_SEED=$SEED replays)"
-if [[ $dev == gpu ]]; then
-    printf '1\n2\n' >"$tmp/probe.txt"
-    if ! "$prog" --device gpu --quiet "$tmp/probe.txt" --count --gt 0 >/dev/null 2>&1; then
-        echo "SKIP: no usable GPU: the --device gpu cases of the streamed compaction were not run"
-        # LIBSCAN_REQUIRE_GPU=1 (GPU runs): a missing GPU is a failure, not a skip.
-        [[ ${LIBSCAN_REQUIRE_GPU-} == 1 ]] && exit 1
-        exit 77
-    fi
-fi
+cli_ref_init "$prog"
+cli_require_gpu "$dev" "the --device gpu cases of the streamed compaction" \
+    "$prog" --device gpu --quiet "$tmp/probe.txt" --count --gt 0
 checks=0
 ok() { checks=$((checks + 1)); }
 

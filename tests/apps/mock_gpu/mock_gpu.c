@@ -34,6 +34,24 @@ cudaError_t mock_cudaHostAlloc(void **p, size_t bytes, unsigned int flags) {
 
 cudaError_t mock_cudaFreeHost(void *p) { return mock_cudaFree(p); }
 
+/* Registered memory is ordinary memory the GPU copies faster: nothing to do
+   here, but the calls must pair (a count the programs cannot see). */
+static long g_registered = 0;
+
+cudaError_t mock_cudaHostRegister(void *p, size_t bytes, unsigned int flags) {
+    (void)p;
+    (void)bytes;
+    (void)flags;
+    __atomic_add_fetch(&g_registered, 1, __ATOMIC_SEQ_CST);
+    return cudaSuccess;
+}
+
+cudaError_t mock_cudaHostUnregister(void *p) {
+    (void)p;
+    return __atomic_sub_fetch(&g_registered, 1, __ATOMIC_SEQ_CST) < 0 ? cudaErrorHostMemoryNotRegistered
+                                                                         : cudaSuccess;
+}
+
 cudaError_t mock_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind) {
     (void)kind;
     memmove(dst, src, bytes);
@@ -88,6 +106,17 @@ libscan_status_t mock_libscan_argsort(const void *d_keys_in, void *d_keys_out, v
     libscan_status_t st = libscan_cpu_argsort(keys, d_indices, count, key, index_bytes, opts);
     if (!d_keys_out) free(keys);
     return st;
+}
+
+libscan_status_t mock_libscan_segmented_sort(const void *d_keys_in, void *d_keys_out, const void *d_values_in,
+                                             void *d_values_out, size_t count, const uint64_t *d_offsets,
+                                             size_t num_segments, libscan_dtype_t key, size_t value_bytes,
+                                             const libscan_segsort_opts_t *opts, cudaStream_t stream) {
+    (void)stream;
+    memmove(d_keys_out, d_keys_in, count * libscan_dtype_size(key));
+    if (d_values_in) memmove(d_values_out, d_values_in, count * value_bytes);
+    return libscan_cpu_segmented_sort(d_keys_out, d_values_in ? d_values_out : NULL, count, d_offsets, num_segments,
+                                      key, value_bytes, opts);
 }
 
 libscan_status_t mock_libscan_select_if(const void *d_in, void *d_out, size_t *d_num, size_t count,

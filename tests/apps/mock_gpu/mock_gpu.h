@@ -21,6 +21,8 @@
 #define cudaMalloc mock_cudaMalloc
 #define cudaHostAlloc mock_cudaHostAlloc
 #define cudaFreeHost mock_cudaFreeHost
+#define cudaHostRegister mock_cudaHostRegister
+#define cudaHostUnregister mock_cudaHostUnregister
 #define cudaMemcpy mock_cudaMemcpy
 #define cudaMemcpyAsync mock_cudaMemcpyAsync
 #define cudaMemGetInfo mock_cudaMemGetInfo
@@ -30,6 +32,7 @@
 #define cudaStreamDestroy mock_cudaStreamDestroy
 #define libscan_sort mock_libscan_sort
 #define libscan_argsort mock_libscan_argsort
+#define libscan_segmented_sort mock_libscan_segmented_sort
 #define libscan_select_if mock_libscan_select_if
 #define libscan_select_flagged mock_libscan_select_flagged
 #define libscan_partition_if mock_libscan_partition_if

@@ -19,28 +19,16 @@ set -u
 RS=${1:?usage: test_radixsort_ooc_cli.sh RADIXSORT [--gpu]}
 DEVICE=cpu
 [[ ${2-} == --gpu ]] && DEVICE=gpu
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to make and check the files"; exit 77; }
 # shellcheck source-path=SCRIPTDIR source=../../support/cli_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../support/cli_lib.sh"
-cli_init "$RS"
-SEED=${LIBSCAN_TEST_SEED:-$RANDOM$RANDOM}
-echo "# seed $SEED (LIBSCAN_TEST_SEED=$SEED replays)"
+cli_ref_init "$RS"
 ok() { echo "ok: $*"; }
-REF=$(dirname "${BASH_SOURCE[0]}")/../../support/array_ref.py
-ref() { python3 "$REF" "$@"; }
+cli_require_gpu "$DEVICE" "the --device gpu cases of the out-of-core sort" \
+    "$RS" "$tmp/probe.txt" -o "$tmp/probe_out.txt" --device gpu --quiet
 # The runs go to $spill (TMPDIR), which must be empty after every run.
 spill=$tmp/spill
 mkdir -p "$spill"
 export TMPDIR=$spill
-if [[ $DEVICE == gpu ]]; then
-    printf '2\n1\n' >"$tmp/probe.txt"
-    if ! "$RS" "$tmp/probe.txt" -o "$tmp/probe_out.txt" --device gpu --quiet >"$tmp/out" 2>"$tmp/err"; then
-        echo "SKIP: no usable GPU: the --device gpu cases of the out-of-core sort were not run ($(head -1 "$tmp/err"))"
-        # LIBSCAN_REQUIRE_GPU=1 (GPU runs): a missing GPU is a failure, not a skip.
-        [[ ${LIBSCAN_REQUIRE_GPU-} == 1 ]] && exit 1
-        exit 77
-    fi
-fi
 
 # sort_case NAME LIMIT THREADS IN VALS FLAGS...: sorts IN (with the values
 # file VALS, or none for "-") with the program flags FLAGS (-r, -u,

@@ -14,23 +14,11 @@ set -uo pipefail
 RS=$1
 dev=cpu
 [[ ${2-} == --gpu ]] && dev=gpu
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed for the reference"; exit 77; }
 # shellcheck source-path=SCRIPTDIR source=../../support/cli_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../support/cli_lib.sh"
-cli_init "$RS"
-REF="$(dirname "${BASH_SOURCE[0]}")/../../support/array_ref.py"
-ref() { python3 "$REF" "$@"; }
-SEED=${LIBSCAN_TEST_SEED:-$RANDOM}
-echo "# seed $SEED (LIBSCAN_TEST_SEED=$SEED replays)"
-if [[ $dev == gpu ]]; then
-    printf '2\n1\n' >"$tmp/probe.txt"
-    if ! "$RS" "$tmp/probe.txt" -o "$tmp/probe_out.txt" --device gpu --quiet >/dev/null 2>&1; then
-        echo "SKIP: no usable GPU: the --device gpu cases of the streamed sort were not run"
-        # LIBSCAN_REQUIRE_GPU=1 (GPU runs): a missing GPU is a failure, not a skip.
-        [[ ${LIBSCAN_REQUIRE_GPU-} == 1 ]] && exit 1
-        exit 77
-    fi
-fi
+cli_ref_init "$RS"
+cli_require_gpu "$dev" "the --device gpu cases of the streamed sort" \
+    "$RS" "$tmp/probe.txt" -o "$tmp/probe_out.txt" --device gpu --quiet
 checks=0
 
 # sort_check NAME CHUNK THREADS IN OUT REF-FLAGS -- ARGS...

@@ -44,8 +44,8 @@ decoded() {
 
 # same_as_single NAME BATCH_OUT IN ARGS...: BATCH_OUT is what single mode
 # writes for IN with ARGS on the batch's device: the same bytes, and the same
-# pixels through stb_image. (On the GPU a JPEG may come from nvJPEG, whose
-# bytes are not the CPU's; PNG from both devices is compared by
+# pixels through stb_image. (JPEG comes from TurboJPEG on both devices
+# unless --jpeg-encoder nvjpeg; PNG from both devices is compared by
 # sat_blur_cli.)
 same_as_single() {
     local name=$1 got=$2 in=$3

@@ -183,6 +183,18 @@ run_ok "1x1" "$tmp/one_out.png" --device cpu --radius 5 "$tmp/one.png"
 if expect 0 timing -- --device cpu --timing --depth "$depth" --focus 0.3 "$img" "$tmp/t.png"; then
     for phase in decode SAT blur encode total; do grep -q "$phase" "$tmp/err" || fail "timing: no $phase"; done
 fi
+# --device auto with a single image below SAT_BLUR_AUTO_GPU_MIN_PIXELS (the
+# scene: 0.5 MP): the CPU, chosen without probing the GPU (no "no usable GPU"
+# note, whatever the machine), said in --timing's first line; the bytes of
+# --device cpu.
+if expect 0 "auto, single" -- --timing --depth "$depth" --focus 0.3 "$img" "$tmp/auto.png"; then
+    head -1 "$tmp/err" | grep -qF "timing [on the CPU: --device auto, a single image of" ||
+        fail "auto, single: --timing does not say the CPU was chosen: $(head -1 "$tmp/err")"
+    grep -q "no usable GPU" "$tmp/err" && fail "auto, single: the GPU was probed: $(cat "$tmp/err")"
+    "$prog" --device cpu --depth "$depth" --focus 0.3 "$img" "$tmp/cpu.png" 2>/dev/null &&
+        cmp -s "$tmp/auto.png" "$tmp/cpu.png" || fail "auto, single: not the bytes of --device cpu"
+fi
+"$prog" --help | grep -q "32 megapixels" || fail "--help does not say where --device auto takes the GPU"
 
 # --- GPU: same bytes as the CPU -------------------------------------------------------
 if "$prog" --device gpu --radius 1 "$img" "$tmp/probe.png" 2>/dev/null; then

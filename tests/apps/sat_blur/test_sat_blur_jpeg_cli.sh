@@ -203,7 +203,7 @@ decode() { # JPEG PNM: stb_image's decode
 
 # --- help and options ------------------------------------------------------------
 if expect 0 help -- --help; then
-    for s in "--subsampling" "420" "4:4:4" "--quality" "alpha" "nvJPEG" "IN.{png,jpg}"; do
+    for s in "--subsampling" "420" "4:4:4" "--quality" "alpha" "nvJPEG" "--jpeg-encoder" "IN.{png,jpg}"; do
         grep -qF -- "$s" "$tmp/out" || fail "help: does not mention '$s'"
     done
 fi
@@ -211,6 +211,8 @@ bad "subsampling 411" "--subsampling" "411" -- --subsampling 411 "$img" "$tmp/o.
 bad "subsampling empty" "--subsampling" -- --subsampling= "$img" "$tmp/o.jpg"
 bad "subsampling missing" "--subsampling" -- "$img" "$tmp/o.jpg" --subsampling
 bad "quality 0" "--quality" -- --quality 0 "$img" "$tmp/o.jpg"
+bad "jpeg-encoder libjpeg" "--jpeg-encoder" "libjpeg" -- --jpeg-encoder libjpeg "$img" "$tmp/o.jpg"
+bad "jpeg-encoder missing" "--jpeg-encoder" -- "$img" "$tmp/o.jpg" --jpeg-encoder
 
 # --- what --quality and --subsampling write ---------------------------------------------
 run_ok "default" "$tmp/def.jpg" --device cpu --radius 2 "$img"
@@ -313,11 +315,17 @@ if expect_cmd 2 "JPEG write error" limited 1 "$prog" --device cpu --quiet --radi
 fi
 no_file "JPEG write error" "$tmp/w.jpg"
 
-# --- GPU: nvJPEG (where built) against the CPU's TurboJPEG ------------------------------------------
+# --- GPU: TurboJPEG by default (the CPU's bytes), nvJPEG (where built) when asked ------------------
 if "$prog" --device gpu --radius 1 "$img" "$tmp/probe.png" 2>/dev/null; then
     for sub in 420 444; do
+        rm -f "$tmp/d.jpg" "$tmp/c.jpg"
+        if expect 0 "gpu jpeg default $sub" -- --device gpu --timing --radius 2 --subsampling "$sub" "$img" "$tmp/d.jpg"; then
+            grep -q "JPEG encoder: TurboJPEG" "$tmp/err" || fail "gpu jpeg default $sub: encoder not TurboJPEG: $(cat "$tmp/err")"
+            "$prog" --device cpu --radius 2 --subsampling "$sub" "$img" "$tmp/c.jpg" || fail "cpu jpeg $sub"
+            cmp -s "$tmp/d.jpg" "$tmp/c.jpg" || fail "gpu jpeg default $sub: not the CPU run's bytes"
+        fi
         rm -f "$tmp/g.jpg"
-        if expect 0 "gpu jpeg $sub" -- --device gpu --timing --radius 2 --subsampling "$sub" "$img" "$tmp/g.jpg"; then
+        if expect 0 "gpu jpeg $sub" -- --device gpu --jpeg-encoder nvjpeg --timing --radius 2 --subsampling "$sub" "$img" "$tmp/g.jpg"; then
             enc=$(sed -n 's/^.*JPEG encoder: //p' "$tmp/err")
             echo "GPU run, --subsampling $sub: JPEG encoder $enc"
             grep -q "note:" "$tmp/err" && fail "gpu jpeg $sub: $(grep note: "$tmp/err")"

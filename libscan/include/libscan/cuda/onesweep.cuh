@@ -18,11 +18,19 @@
 //      (digit_lookback.cuh), then scatters keys (and values) through shared
 //      memory so that consecutive threads write consecutive outputs of one
 //      digit.
+//      A pass whose digit is the same for every key (one digit's bin holds
+//      all n keys in the upfront histogram: all-equal keys, or keys that
+//      differ only outside this pass's bits) is the identity permutation:
+//      digit_base_kernel marks its tile counter, so every block of it learns
+//      so from the atomic that gives it its tile, copies that tile from src
+//      to dst in 16-byte vectors and returns, with no ranking, no look-back
+//      and no status word (kIdentityTile).
 #pragma once
 
 #include <cuda_runtime.h>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "libscan/cuda/block_scan.cuh"
@@ -170,12 +178,25 @@ template <class Policy> inline unsigned histogram_blocks(size_t n, int sms) {
 
 // ---- 2. where each digit starts, per pass --------------------------------
 
-// One block of kRadix threads per pass; in place over hist[pass][*].
-__global__ void __launch_bounds__(kRadix) digit_base_kernel(unsigned long long *hist) {
-    using Scan = libscan::BlockScan<unsigned long long, kRadix>;
+// Set in a pass's tile counter before the pass runs when the pass is the
+// identity permutation (one digit holds all n keys): every block of the pass
+// learns it from the atomic that hands it its tile, at no extra latency.
+// Tile numbers stay below it (the launch checks).
+constexpr unsigned kIdentityTile = 0x80000000u;
+
+// One block of kRadix threads per pass; in place over hist[pass][*]. The
+// digit whose count is n marks the pass's tile counter (kIdentityTile); the
+// counters were zeroed before the histogram. A template (of nothing) so that
+// every file including this header may instantiate it: a plain kernel would
+// be defined once per file and not link.
+template <int RADIX = kRadix>
+__global__ void __launch_bounds__(RADIX) digit_base_kernel(unsigned long long *hist, unsigned *tile_counters,
+                                                            size_t n) {
+    using Scan = libscan::BlockScan<unsigned long long, RADIX>;
     __shared__ typename Scan::TempStorage temp;
-    unsigned long long *row = hist + size_t(blockIdx.x) * kRadix;
+    unsigned long long *row = hist + size_t(blockIdx.x) * RADIX;
     unsigned long long v[1] = {row[threadIdx.x]};
+    if (v[0] == static_cast<unsigned long long>(n)) tile_counters[blockIdx.x] = kIdentityTile;
     Scan(temp).ExclusiveScan(v, libscan::Sum<unsigned long long>());
     row[threadIdx.x] = v[0];
 }
@@ -242,6 +263,89 @@ __device__ __forceinline__ void rank_in_warp(const unsigned (&digit)[IPT], unsig
     }
 }
 
+// An identity pass's tile moves as a contiguous byte range: consecutive
+// threads take consecutive 16-byte vectors, every load of the tile issued
+// before the first store. (tile_io.cuh's warp-striped loader wants whole
+// vectors per thread, which 20 items of 8- or 16-bit keys are not.) Vectors
+// need both arrays 16-byte aligned and a full tile (a tile's byte offset is
+// a multiple of 16 for every PassTuning shape: the static_assert); the
+// last tile and misaligned arrays go element by element, still coalesced.
+template <typename T, int BLOCK, int TILE> struct TileBytes {
+    static_assert(size_t(TILE) * sizeof(T) % 16 == 0, "libscan::sort: a tile must be whole 16-byte vectors");
+    static constexpr int kVectors = int(size_t(TILE) * sizeof(T) / 16);
+    static constexpr int kPerThread = (kVectors + BLOCK - 1) / BLOCK;
+    static constexpr int kPerVector = int(16 / sizeof(T));
+    __device__ static bool vectors(const void *a, const void *b, size_t n, size_t tile_base) {
+        return n - tile_base >= size_t(TILE) && reinterpret_cast<uintptr_t>(a) % 16 == 0 &&
+               reinterpret_cast<uintptr_t>(b) % 16 == 0;
+    }
+    __device__ static size_t items(size_t n, size_t tile_base) {
+        return n - tile_base < size_t(TILE) ? n - tile_base : size_t(TILE);
+    }
+};
+
+// Tile `tile_base` of n items from in to out unchanged.
+template <typename T, int BLOCK, int TILE>
+__device__ __forceinline__ void copy_tile(const T *in, T *out, size_t n, size_t tile_base) {
+    using Bytes = TileBytes<T, BLOCK, TILE>;
+    if (Bytes::vectors(in, out, n, tile_base)) {
+        const uint4 *src = reinterpret_cast<const uint4 *>(in + tile_base);
+        uint4 *dst = reinterpret_cast<uint4 *>(out + tile_base);
+        uint4 r[Bytes::kPerThread];
+#pragma unroll
+        for (int j = 0; j < Bytes::kPerThread; ++j) {
+            const int q = int(threadIdx.x) + j * BLOCK;
+            if (q < Bytes::kVectors) r[j] = src[q];
+        }
+#pragma unroll
+        for (int j = 0; j < Bytes::kPerThread; ++j) {
+            const int q = int(threadIdx.x) + j * BLOCK;
+            if (q < Bytes::kVectors) dst[q] = r[j];
+        }
+    } else {
+        const size_t items = Bytes::items(n, tile_base);
+        for (size_t i = threadIdx.x; i < items; i += BLOCK) out[tile_base + i] = in[tile_base + i];
+    }
+}
+
+// argsort's first pass when it is the identity: value i = i over the tile.
+template <typename T, int BLOCK, int TILE> __device__ __forceinline__ void iota_tile(T *out, size_t n, size_t tile_base) {
+    using Bytes = TileBytes<T, BLOCK, TILE>;
+    if (Bytes::vectors(out, out, n, tile_base)) {
+        uint4 *dst = reinterpret_cast<uint4 *>(out + tile_base);
+#pragma unroll
+        for (int j = 0; j < Bytes::kPerThread; ++j) {
+            const int q = int(threadIdx.x) + j * BLOCK;
+            if (q >= Bytes::kVectors) continue;
+            T v[Bytes::kPerVector];
+#pragma unroll
+            for (int e = 0; e < Bytes::kPerVector; ++e)
+                v[e] = static_cast<T>(tile_base + size_t(q) * Bytes::kPerVector + unsigned(e));
+            uint4 r;
+            memcpy(&r, v, 16);
+            dst[q] = r;
+        }
+    } else {
+        const size_t items = Bytes::items(n, tile_base);
+        for (size_t i = threadIdx.x; i < items; i += BLOCK) out[tile_base + i] = static_cast<T>(tile_base + i);
+    }
+}
+
+// An identity pass's whole work for one tile. Not inlined: ptxas -v (sm_90)
+// showed the inlined copy costing the ranking path 8-16 bytes of spills in
+// the u32/u32-pairs and u64-keys kernels (none before); as a call, the
+// ranking path has no spill in any instantiation, and the call's cost falls
+// on identity passes only.
+template <typename K, typename V, int BLOCK, int TILE>
+__device__ __noinline__ void copy_pass_tile(const K *keys_in, K *keys_out, const V *values_in, V *values_out,
+                                             bool iota_values, size_t n, size_t tile_base) {
+    copy_tile<K, BLOCK, TILE>(keys_in, keys_out, n, tile_base);
+    if constexpr (!std::is_same<V, NoValues>::value) {
+        if (iota_values) iota_tile<V, BLOCK, TILE>(values_out, n, tile_base);
+        else copy_tile<V, BLOCK, TILE>(values_in, values_out, n, tile_base);
+    }
+}
+
 template <typename K, typename V, typename W, int BLOCK, int IPT, int WINDOW>
 __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p) {
     constexpr bool kValues = !std::is_same<V, NoValues>::value;
@@ -266,8 +370,19 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     if (t == 0) s_tile = atomicAdd(p.tile_counter, 1u);
     for (int i = lane; i < kRadix + 1; i += 32) s_warp_hist[warp][i] = 0;
     __syncthreads();
-    const unsigned tile = s_tile;
+    // The tile counter carries the identity mark (digit_base_kernel): every
+    // block of a pass takes the same branch, so no block of an identity pass
+    // publishes or waits for look-back words, and no block of another skips.
+    const bool identity = (s_tile & kIdentityTile) != 0;
+    const unsigned tile = s_tile & ~kIdentityTile;
     const size_t tile_base = size_t(tile) * kTile;
+    if (identity) {
+        // The tile this block was given, in place of the one it would have
+        // ranked; the pass's status words stay zero and nobody reads them.
+        copy_pass_tile<K, V, BLOCK, kTile>(p.keys_in, p.keys_out, p.values_in, p.values_out, p.iota_values, p.n,
+                                           tile_base);
+        return;
+    }
     const size_t left = p.n - tile_base;
     const int valid = left < size_t(kTile) ? int(left) : kTile;
     const int warp_base = warp * kWarpItems;

@@ -13,7 +13,9 @@
 //   of the input converted to Acc; NoTransform leaves it as is). The image is
 //   read twice, so xform must be a pure function of its arguments. Four
 //   kernel launches, nothing else: no allocation, no synchronisation, so it
-//   may be captured into a graph. Returns the launch error, if any.
+//   may be captured into a graph. The last three are programmatic dependent
+//   launches (sm_90+): each may start while the one before finishes, and
+//   waits for its results. Returns the launch error, if any.
 //   temp    device scratch of sat_temp_bytes(W, H, C, sizeof(Acc)) bytes,
 //           aligned to 256 bytes (libscan_sat_temp_bytes() gives these bytes
 //           plus 256 of slack for aligning a pointer up): the carries, about
@@ -235,6 +237,23 @@ template <typename Acc> struct SatArgs {
 
 namespace detail {
 
+// Programmatic dependent launch (sm_90+; no-ops elsewhere and for a grid
+// launched without the attribute): `pdl_wait` holds a kernel until the
+// kernel before it in the stream has finished and its writes are visible;
+// `pdl_trigger` lets the next kernel's blocks start launching (they wait in
+// pdl_wait). build_sat's stages are four short launches in a row, so the
+// launch latency between them is a few percent of a 4K table's time.
+__device__ __forceinline__ void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_trigger() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // The unsigned word of B bytes: the widest load a chunk allows.
 template <int B> struct Word;
 template <> struct Word<16> { using T = uint4; };
@@ -272,7 +291,9 @@ __device__ __forceinline__ void store_unit(Acc *row, size_t j, size_t n, bool ve
     if (vec && j + U <= n) {
         uint4 r;
         memcpy(&r, src, 16);
-        *reinterpret_cast<uint4 *>(row + j) = r;
+        // Streaming store: the table is not read again here, so it should
+        // not push the image (read a second time by stage 3) out of L2.
+        __stcs(reinterpret_cast<uint4 *>(row + j), r);
     } else {
 #pragma unroll
         for (int i = 0; i < U; ++i)
@@ -475,8 +496,8 @@ __device__ __forceinline__ void column_table(const SatArgs<Acc> &a, size_t bx, s
 } // namespace detail
 
 // Stages 1 (FINAL = false: carries) and 3 (FINAL = true: the table): blocks
-// take tiles in row-major tile order, looping when there are more tiles than
-// blocks.
+// take tiles in row-major tile order (stage 3 from the last tile back),
+// looping when there are more tiles than blocks.
 template <typename In, typename Acc, int C, bool FINAL, class Xform>
 __global__ void __launch_bounds__(SatShape<In, Acc, C>::kThreads, SatShape<In, Acc, C>::kMinBlocks)
     sat_tiles_kernel(const SatArgs<Acc> a, const Xform xform) {
@@ -484,8 +505,15 @@ __global__ void __launch_bounds__(SatShape<In, Acc, C>::kThreads, SatShape<In, A
     __shared__ uint4 tile[S::kTileH * S::kUnits];
     __shared__ uint4 part[S::kSegs * S::kUnits];
     const size_t tiles = a.tiles_x * a.tiles_y;
+    detail::pdl_wait(); // stage 3 reads the carries of stage 2
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-        const size_t bx = t % a.tiles_x, by = t / a.tiles_x;
+        // Stage 3 walks the tiles backwards: the tiles stage 1 read last are
+        // the likeliest to be still in L2.
+        const size_t tt = FINAL ? tiles - 1 - t : t;
+        const size_t bx = tt % a.tiles_x, by = tt / a.tiles_x;
+        // The next stage may start launching once every block is on its last
+        // tile: by then no SM slot is still needed for this grid's blocks.
+        if (t + gridDim.x >= tiles) detail::pdl_trigger();
         // The previous tile's column pass read `tile` before its second
         // barrier and `part` after it, so both are free here for every thread
         // that has left that pass; the first barrier below keeps `part` until
@@ -528,6 +556,8 @@ __global__ void __launch_bounds__(kCarryThreads) scan_carries(Acc *a, size_t K, 
     constexpr int G = SatCarryTuning::kCarryGroups, R = SatCarryTuning::kCarryRows;
     __shared__ Acc part[G][32];
     const int lane = (int)threadIdx.x % 32, g = (int)threadIdx.x / 32;
+    detail::pdl_wait();    // the carries come from the stage before
+    detail::pdl_trigger(); // a small grid, resident at once: the next stage may queue behind it
     for (size_t l0 = (size_t)blockIdx.x * 32; l0 < L; l0 += (size_t)gridDim.x * 32) {
         const size_t l = l0 + lane;
         Acc carry = Acc(0);
@@ -595,18 +625,32 @@ cudaError_t build_sat(const unsigned char *in, size_t in_pitch, size_t W, size_t
     a.out_vec = reinterpret_cast<uintptr_t>(out) % 16 == 0 && out_pitch % 16 == 0;
     a.col_vec = L.col_lanes * sizeof(Acc) % 16 == 0;
     const unsigned tiles = sat_grid(L.tiles_x * L.tiles_y);
+    // Stage 1 starts as any launch does (after all earlier work in the
+    // stream); stages 2a, 2b and 3 are programmatic dependents of the stage
+    // before them (pdl_wait, pdl_trigger above).
     sat_tiles_kernel<In, Acc, C, false, Xform><<<tiles, S::kThreads, 0, stream>>>(a, xform);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    scan_carries<Acc, NoAddend><<<sat_grid((L.row_lanes + 31) / 32), kCarryThreads, 0, stream>>>(
-        a.row_carry, L.tiles_x, L.row_lanes, NoAddend());
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    cudaLaunchAttribute pdl[1];
+    pdl[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pdl[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.blockDim = dim3(kCarryThreads);
+    cfg.stream = stream;
+    cfg.attrs = pdl;
+    cfg.numAttrs = 1;
+    cfg.gridDim = dim3(sat_grid((L.row_lanes + 31) / 32));
+    if ((e = cudaLaunchKernelEx(&cfg, scan_carries<Acc, NoAddend>, a.row_carry, L.tiles_x, L.row_lanes, NoAddend())) !=
+        cudaSuccess)
+        return e;
     using Left = TilesLeft<Acc, C, S::kTileW>;
-    scan_carries<Acc, Left><<<sat_grid((L.col_lanes + 31) / 32), kCarryThreads, 0, stream>>>(
-        a.col_carry, L.tiles_y, L.col_lanes, Left{a.row_carry, L.row_lanes, H});
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
-    sat_tiles_kernel<In, Acc, C, true, Xform><<<tiles, S::kThreads, 0, stream>>>(a, xform);
-    return cudaGetLastError();
+    cfg.gridDim = dim3(sat_grid((L.col_lanes + 31) / 32));
+    if ((e = cudaLaunchKernelEx(&cfg, scan_carries<Acc, Left>, a.col_carry, L.tiles_y, L.col_lanes,
+                                Left{a.row_carry, L.row_lanes, H})) != cudaSuccess)
+        return e;
+    cfg.gridDim = dim3(tiles);
+    cfg.blockDim = dim3(S::kThreads);
+    return cudaLaunchKernelEx(&cfg, sat_tiles_kernel<In, Acc, C, true, Xform>, a, xform);
 }
 
 // S at (x, y), 0 left of or above the image.

@@ -25,13 +25,17 @@
 // kMinBlocksPerSM goes to __launch_bounds__ (4 caps registers at 64, and 4
 // blocks of 36 KiB fit the SM's shared memory).
 //
-// Provisional: first choices from the traffic and register arithmetic, not
-// swept yet. To be measured on the H100 with `bench_sat` (RGBA8 3840x2160,
-// issue #22 item 7: <= 0.1 ms, floor 0.056 ms) and the other pixel sizes.
-// What the choice trades: larger tiles mean less carry traffic (the temp is
-// about (1 / kTileW + 1 / kTileH) of the table) but fewer tiles in flight;
-// the carries of a 64 x 32 RGBA8 tiling of a 4K image are 6.3 MB against
-// 166 MB of image and table.
+// The RGBA8 -> uint32 entry (16-byte pixels) was swept on an H100 with
+// bench/sat_blur/sat_tile_sweep.sh (3840x2160, 100 tiles that meet the
+// rules, 2026-11-25, bench/results/2026-11-25-h100-sat-sweep): 64 x 32,
+// chunk 8, 4 segments, 256 threads, 4 blocks per SM (the entry below) was
+// the fastest, 103.8 us; 64 x 32 with chunk 4 103.9; 8 segments 104.4;
+// 32 x 64 105.8; 128 x 16 110.3 and up. The other entries follow its shape
+// by the traffic and register arithmetic and are not swept. What the choice
+// trades: larger tiles mean less carry traffic (the temp is about
+// (1 / kTileW + 1 / kTileH) of the table) but fewer tiles in flight; the
+// carries of a 64 x 32 RGBA8 tiling of a 4K image are 6.3 MB against 166 MB
+// of image and table.
 #pragma once
 
 #include <cstddef>
@@ -58,9 +62,16 @@ template <> struct SatTuning<12> {
     static constexpr int kThreads = 256, kMinBlocksPerSM = 4;
 };
 // 4 channels of 4 bytes (RGBA8 -> u32, the issue's case), 2 of 8: 64 x 32 px.
+// LIBSCAN_SAT_TUNING_16, when defined, replaces this entry's body: only
+// bench/sat_blur/sat_tile_sweep.cu defines it, to time candidate tiles in
+// scratch binaries without editing this table.
 template <> struct SatTuning<16> {
+#ifdef LIBSCAN_SAT_TUNING_16
+    LIBSCAN_SAT_TUNING_16
+#else
     static constexpr int kTileW = 64, kTileH = 32, kChunk = 8, kColSegments = 4;
     static constexpr int kThreads = 256, kMinBlocksPerSM = 4;
+#endif
 };
 // 3 channels of 8 bytes: 32 x 32 px, 2 px (3 units) per row thread; 48 x 4
 // column items as for 12 bytes.

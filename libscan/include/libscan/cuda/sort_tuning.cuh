@@ -8,6 +8,8 @@
 // the exchange buffer holds a tile of max(key, value) bytes.
 #pragma once
 
+#include <cstddef>
+
 namespace libscan::sort {
 
 constexpr int kRadixBits = 8;
@@ -60,6 +62,31 @@ struct HistogramTuning {
     static constexpr int kParts = 1;           // shared histogram copies per pass (by lane % kParts)
     static constexpr bool kPartMinor = false;  // (copies one after another; moot with one)
     static constexpr bool kUniformVote = false;
+};
+
+// The counting sort of 8- and 16-bit keys without values (counting_sort.cuh).
+// First choices, still to be swept on the GPU: 16-byte loads, kCountVectors
+// per thread per round; 16-bit keys count half their 65536 values per block
+// (128 KB of dynamic shared memory, one block per SM), 8-bit keys all 256
+// (1 KB, several blocks per SM); a block counts at least kMinKeysPerBlock keys
+// so that zeroing and flushing its counters stays a fraction of its work.
+// min_keys(): the automatic choice takes the counting sort from this many
+// keys on. bench/results/2026-11-25-h100-sortfast run 1
+// (`bench_radixsort --logs 16,20,24,28 --baseline --no-dists --only u8,u16`):
+// u8 keys beat the passes at every size (2^16: 0.025 against 0.031 ms); u16
+// keys pay ~0.1 ms of fixed cost (65536 counters flushed, scanned by one
+// block, searched by the fill), 0.149 against 0.050 ms at 2^20 but 0.210
+// against 0.242 at 2^24 and 1.05 against 3.17 at 2^28: linear between the
+// two, they cross near 2^23.7, so 16-bit keys start at 2^24.
+struct CountingTuning {
+    static constexpr size_t min_keys(size_t key_bytes) { return key_bytes == 1 ? 0 : size_t(1) << 24; }
+    static constexpr int kMaxSliceBins = 32768;
+    static constexpr int kCountThreads = 1024;
+    static constexpr int kCountVectors = 4;
+    template <int SLICES> static constexpr int kCountBlocksPerSm() { return SLICES > 1 ? 1 : 2; }
+    static constexpr size_t kMinKeysPerBlock = 65536;
+    static constexpr int kScanThreads = 1024;
+    static constexpr int kFillThreads = 256;
 };
 
 // Status words of the look-back: 32-bit (2-bit flag + 30-bit count) while
