@@ -3,7 +3,7 @@
 # NCCL, apps/radixsort/rs_gpus.c).
 #
 #   test_radixsort_gpus.sh RADIXSORT            usage errors (no GPU needed): --gpus out
-#                                               of range or with --device cpu (exit 1), a
+#                                               of range, with --device cpu or --segments (exit 1), a
 #                                               build without NCCL (exit 1), more GPUs than
 #                                               the machine has (exit 2); one line each, and
 #                                               an existing output is left as it was
@@ -42,6 +42,8 @@ if [[ $mode == usage ]]; then
     expect 1 "--gpus 65" -- "$tmp/k.txt" -o "$tmp/old.txt" --gpus 65 && one_line "--gpus 65" "--gpus" && kept "--gpus 65"
     expect 1 "--gpus with --device cpu" -- "$tmp/k.txt" -o "$tmp/old.txt" --gpus 2 --device cpu &&
         one_line "--gpus with --device cpu" "--gpus" && kept "--gpus with --device cpu"
+    expect 1 "--gpus with --segments" -- "$tmp/k.txt" -o "$tmp/old.txt" --gpus 2 --segments "$tmp/k.txt" &&
+        one_line "--gpus with --segments" "--gpus" && kept "--gpus with --segments"
     if [[ $built == 0 ]]; then
         expect 1 "--gpus without NCCL" -- "$tmp/k.txt" -o "$tmp/old.txt" --gpus 1 &&
             one_line "--gpus without NCCL" "NCCL" && kept "--gpus without NCCL"
