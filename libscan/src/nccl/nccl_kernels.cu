@@ -6,7 +6,7 @@
 #include "nccl/nccl_plan.h"
 #include "nccl/nccl_merge.h"
 #include "core/dispatch.cuh"
-#include <type_traits>
+#include "libscan/cuda/onesweep.cuh" // libscan::sort::Codec: the key map on the device
 
 namespace {
 
@@ -61,16 +61,11 @@ template <typename T, class Op> __global__ void carry_kernel(const T *totals, in
     *carry = c;
 }
 
-// The key map's fields (nccl_internal.h) at the key's width: x ^ xor_all ^
-// (sign bit set ? xor_neg : 0), libscan::sort::Codec's formula. Codec itself
-// is not included: onesweep.cuh also defines a non-template kernel, which a
-// second library's object would define twice in a static link.
+// The key map (nccl_internal.h's fields at the key's width) as
+// libscan::sort::Codec, the sort's own, giving 64-bit mapped keys.
 template <typename K> struct KeyMap {
-    K xor_all, xor_neg;
-    __device__ uint64_t operator()(K x) const {
-        const K neg = static_cast<K>(static_cast<std::make_signed_t<K>>(x) >> (sizeof(K) * 8 - 1));
-        return uint64_t(static_cast<K>(x ^ xor_all ^ (neg & xor_neg)));
-    }
+    libscan::sort::Codec<K> codec;
+    __host__ __device__ uint64_t operator()(K x) const { return uint64_t(codec.map(x)); }
 };
 
 template <typename K> __device__ uint64_t mapped(const K *keys, size_t i, const KeyMap<K> &c) { return c(keys[i]); }
@@ -126,7 +121,7 @@ template <class F> cudaError_t with_key_bytes(size_t key_bytes, F &&f) {
 }
 
 template <typename K> KeyMap<K> codec_of(const libscan__nccl_keys_t *k) {
-    return KeyMap<K>{static_cast<K>(k->xor_all), static_cast<K>(k->xor_neg)};
+    return KeyMap<K>{libscan::sort::Codec<K>{static_cast<K>(k->xor_all), static_cast<K>(k->xor_neg)}};
 }
 
 } // namespace
