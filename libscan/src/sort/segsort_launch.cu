@@ -4,6 +4,7 @@
 // this split). No allocation, no synchronisation.
 #include "segsort_internal.h"
 #include "sort_internal.h"
+#include "sort_codec.cuh"
 #include "libscan/cuda/segmented_sort.cuh"
 
 namespace libscan::sort {
@@ -52,18 +53,6 @@ Layout layout(size_t count, size_t segments, size_t key_bytes, size_t value_byte
     return l;
 }
 
-// The key map of sort.h's "Order" (as libscan_sort's launcher builds it).
-template <typename K> Codec<K> make_codec(libscan_dtype_t key, bool descending) {
-    const K sign = static_cast<K>(K(1) << (sizeof(K) * 8 - 1));
-    Codec<K> c{K(0), K(0)};
-    if (key == LIBSCAN_I32 || key == LIBSCAN_I64) c.xor_all = sign;
-    if (key == LIBSCAN_F32 || key == LIBSCAN_F64) {
-        c.xor_all = sign;
-        c.xor_neg = static_cast<K>(~sign);
-    }
-    if (descending) c.xor_all = static_cast<K>(~c.xor_all);
-    return c;
-}
 
 unsigned grid_for(uint64_t work, uint64_t cap) {
     const uint64_t g = work < cap ? work : cap;

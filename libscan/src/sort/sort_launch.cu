@@ -4,6 +4,7 @@
 // the whole key, the counting sort (counting_sort.cuh). No allocation, no
 // synchronisation.
 #include "sort_internal.h"
+#include "sort_codec.cuh"
 #include "libscan/cuda/counting_sort.cuh"
 #include "libscan/cuda/onesweep.cuh"
 
@@ -41,17 +42,6 @@ size_t status_word_bytes(size_t count) {
     return count < kNarrowStatusLimit ? sizeof(unsigned) : sizeof(unsigned long long);
 }
 
-template <typename K> Codec<K> make_codec(libscan_dtype_t key, bool descending) {
-    const K sign = static_cast<K>(K(1) << (sizeof(K) * 8 - 1));
-    Codec<K> c{K(0), K(0)};
-    if (key == LIBSCAN_I32 || key == LIBSCAN_I64) c.xor_all = sign;
-    if (key == LIBSCAN_F32 || key == LIBSCAN_F64) {
-        c.xor_all = sign;
-        c.xor_neg = static_cast<K>(~sign);
-    }
-    if (descending) c.xor_all = static_cast<K>(~c.xor_all);
-    return c;
-}
 
 template <typename K, typename V, typename W>
 cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, char *scratch, int sms,
