@@ -109,6 +109,33 @@ ensure_cmake() {
     export PATH
 }
 
+# NCCL, optional (libscan_nccl, radixsort --gpus): the one CMake finds (the
+# system's, the CUDA toolkit's, $NCCL_ROOT), else NVIDIA's nvidia-nccl-cu13
+# wheel (headers and libnccl.so.2, ~300 MB) installed with pip into
+# $BUILD_DIR/.nccl-venv and handed to CMake as NCCL_ROOT. Best effort: if
+# pip cannot get it, say so and build the rest (CMake leaves libscan_nccl out).
+NCCL_ARGS=()
+ensure_nccl() {
+    local d nvcc_inc=""
+    command -v nvcc >/dev/null && nvcc_inc=$(dirname "$(command -v nvcc)")/../include
+    for d in "${NCCL_ROOT:+$NCCL_ROOT/include}" /usr/include /usr/local/cuda/include "$nvcc_inc"; do
+        [[ -n $d && -f $d/nccl.h ]] && { say "NCCL: $d/nccl.h"; return 0; }
+    done
+    local venv=$BUILD_DIR/.nccl-venv root
+    if [[ ! -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import nvidia.nccl' 2>/dev/null; then
+        say "NCCL not found: installing the nvidia-nccl-cu13 wheel into $venv with pip (optional: libscan_nccl)"
+        if command -v dpkg >/dev/null && ! installed python3-venv; then apt_install python3-venv || true; fi
+        mkdir -p "$BUILD_DIR"
+        if ! { python3 -m venv "$venv" && timeout 900 "$venv/bin/python" -m pip install -q nvidia-nccl-cu13; }; then
+            say "could not install nvidia-nccl-cu13: building without libscan_nccl"
+            return 0
+        fi
+    fi
+    root=$("$venv/bin/python" -c 'import nvidia.nccl as m; print(list(m.__path__)[0])') || return 0
+    say "NCCL: the nvidia-nccl-cu13 wheel, $root"
+    NCCL_ARGS=(-DNCCL_ROOT="$root")
+}
+
 # nvcc: $CUDACXX, the PATH, or the usual install places of the toolkit.
 ensure_nvcc() {
     if [[ -n ${CUDACXX:-} ]]; then
@@ -183,8 +210,9 @@ demo)
     say "wrote $BUILD_DIR/scene_blur.png (depth-of-field blur of data/scene/scene.png, focused on the near sphere)"
     ;;
 test)
+    ensure_nccl
     cmake -S . -B "$BUILD_DIR" -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHS" -DLIBSCAN_WERROR=ON \
-        -DLIBSCAN_BUILD_TESTS=ON -DLIBSCAN_BUILD_APPS=ON -DLIBSCAN_BUILD_BENCH=ON
+        -DLIBSCAN_BUILD_TESTS=ON -DLIBSCAN_BUILD_APPS=ON -DLIBSCAN_BUILD_BENCH=ON "${NCCL_ARGS[@]}"
     cmake --build "$BUILD_DIR" --parallel "$(jobs)"
     ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -LE large
     ;;
