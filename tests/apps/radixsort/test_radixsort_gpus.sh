@@ -31,7 +31,8 @@ ref() { python3 "$REF" "$@"; }
 SEED=${LIBSCAN_TEST_SEED:-$RANDOM}
 echo "# seed $SEED (LIBSCAN_TEST_SEED=$SEED replays)"
 built=1
-"$RS" --help | grep -q "built without NCCL" && built=0
+"$RS" --help >"$tmp/help.txt" # whole, before grep -q (which would stop the pipe early)
+grep -q "built without NCCL" "$tmp/help.txt" && built=0
 
 printf '3\n1\n2\n' >"$tmp/k.txt"
 if [[ $mode == usage ]]; then

@@ -194,7 +194,10 @@ if expect 0 "auto, single" -- --timing --depth "$depth" --focus 0.3 "$img" "$tmp
     "$prog" --device cpu --depth "$depth" --focus 0.3 "$img" "$tmp/cpu.png" 2>/dev/null &&
         cmp -s "$tmp/auto.png" "$tmp/cpu.png" || fail "auto, single: not the bytes of --device cpu"
 fi
-"$prog" --help | grep -q "32 megapixels" || fail "--help does not say where --device auto takes the GPU"
+# (The help is read whole first: grep -q stopping early would give the
+# program SIGPIPE, and pipefail a false failure.)
+"$prog" --help >"$tmp/help.txt"
+grep -q "32 megapixels" "$tmp/help.txt" || fail "--help does not say where --device auto takes the GPU"
 
 # --- GPU: same bytes as the CPU -------------------------------------------------------
 if "$prog" --device gpu --radius 1 "$img" "$tmp/probe.png" 2>/dev/null; then
