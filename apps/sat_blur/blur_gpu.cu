@@ -135,8 +135,10 @@ thread_local Workspace tl_ws;
 // with `what` saying what was being done.
 struct Gpu {
     Workspace &w = tl_ws;
-    cudaStream_t stream = nullptr, side = nullptr;
-    cudaEvent_t *ev = nullptr, fork = nullptr, join = nullptr;
+    // The workspace's streams and events under the names the run uses.
+    cudaStream_t &stream = w.stream, &side = w.side;
+    cudaEvent_t (&ev)[2] = w.ev;
+    cudaEvent_t &fork = w.fork, &join = w.join;
     int nbuf = 0;
     cudaError_t e = cudaSuccess;
     const char *what = "";
@@ -146,11 +148,6 @@ struct Gpu {
         what = "creating streams";
         e = w.init();
         if (e != cudaSuccess) return;
-        stream = w.stream;
-        side = w.side;
-        ev = w.ev;
-        fork = w.fork;
-        join = w.join;
         w.runs++;
         e = cudaEventRecord(ev[0], stream);
     }
