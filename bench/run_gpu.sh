@@ -52,6 +52,13 @@
 #   --budget S       seconds for the whole script (default 540); each stage is
 #                    bounded by `timeout`, and later stages keep a reserve
 #   --jobs N         build parallelism (default: all cores)
+#   --prebuilt       use build-gpu as it is, without configuring or building it:
+#                    binaries built on the development machine with the same
+#                    toolkit (../shared/GPU.md, way A) and carried along, which
+#                    saves the device the build's minutes. The build tree must
+#                    be at the path it was configured in (its CTestTestfiles
+#                    and RPATHs name it: link it there). A benchmark that
+#                    did not come built is reported as NOT RUN.
 #
 # compute-sanitizer: every gpu-labelled ctest entry (not `large`) and bench_scan
 # on small sizes (its first opts = NULL calls included, so the temp cache runs
@@ -85,7 +92,7 @@ ROOT=$(cd "$SCRIPT_DIR/.." && pwd) || exit 1
 cd "$ROOT" || exit 1
 
 LOGDIR="" LARGE=0 QUICK=0 SANITIZE=1 BENCH=1 SMALL=1 TESTS=1 LEAK=0 BUDGET=540 APPS=1 SCANBENCH=1
-SANONLY=0 SAN_TOOLS_ARG=memcheck,racecheck,synccheck SAN_MAX_N=1048576 BENCHONLY=0 NOSAN=0
+PREBUILT=0 SANONLY=0 SAN_TOOLS_ARG=memcheck,racecheck,synccheck SAN_MAX_N=1048576 BENCHONLY=0 NOSAN=0
 JOBS=$(nproc 2>/dev/null || echo 4)
 ARGS="$*"
 SAN_TOOL_RE='^(memcheck|racecheck|synccheck)(,(memcheck|racecheck|synccheck))*$'
@@ -115,6 +122,7 @@ while (($#)); do
         --no-app-bench) APPS=0 ;;
         --bench-only) TESTS=0 SANITIZE=0 BENCH=1 BENCHONLY=1 ;;
         --leak-check) LEAK=1 ;;
+        --prebuilt) PREBUILT=1 ;;
         --budget | --jobs)
             [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || { echo "run_gpu.sh: $1 needs a number" >&2; exit 2; }
             if [[ $1 == --budget ]]; then BUDGET=$2; else JOBS=$2; fi
@@ -254,7 +262,16 @@ keep_going() { # the generator's keep-going flag for build dir $1
     if grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja' "$1/CMakeCache.txt" 2>/dev/null; then echo "-k 0"; else echo "-k"; fi
 }
 
-if step "configure build-gpu (tests, apps, bench; -Werror)" cmake -S . -B build-gpu "${COMMON[@]}" \
+if ((PREBUILT)); then
+    # Way A: the tree came built; a missing bench_scan or CTestTestfile says it did not.
+    if [[ -f build-gpu/CTestTestfile.cmake && -x build-gpu/bench/bench_scan ]]; then
+        FULL_CONFIGURED=1 BUILD_ALL=ok BENCH_BIN=$ROOT/build-gpu/bench/bench_scan
+        logline "prebuilt build-gpu: configured in $(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' build-gpu/CMakeCache.txt)"
+    else
+        logline "prebuilt build-gpu: no build-gpu/CTestTestfile.cmake or build-gpu/bench/bench_scan"
+        BUILD_ALL=FAILED
+    fi
+elif step "configure build-gpu (tests, apps, bench; -Werror)" cmake -S . -B build-gpu "${COMMON[@]}" \
     -DLIBSCAN_WERROR=ON -DLIBSCAN_BUILD_TESTS=ON -DLIBSCAN_BUILD_APPS=ON -DLIBSCAN_BUILD_BENCH=ON; then
     FULL_CONFIGURED=1
     if ((TESTS)); then
@@ -309,7 +326,7 @@ else
 fi
 # Fallbacks, so that the benchmarks run whatever state tests/ and apps/ are in:
 # without tests and apps when the full configure failed, then without -Werror.
-if [[ -z $BENCH_BIN ]] && ((!FULL_CONFIGURED)); then
+if [[ -z $BENCH_BIN ]] && ((!FULL_CONFIGURED && !PREBUILT)); then
     if step "fallback: configure build-gpu-bench (no tests, no apps; -Werror)" cmake -S . -B build-gpu-bench \
         "${COMMON[@]}" -DLIBSCAN_WERROR=ON -DLIBSCAN_BUILD_TESTS=OFF -DLIBSCAN_BUILD_APPS=OFF -DLIBSCAN_BUILD_BENCH=ON &&
         step "fallback: build bench_scan" cmake --build build-gpu-bench -j "$JOBS" --target bench_scan; then
@@ -317,7 +334,7 @@ if [[ -z $BENCH_BIN ]] && ((!FULL_CONFIGURED)); then
         BUILD_NOTE="bench_scan built without tests/apps"
     fi
 fi
-if [[ -z $BENCH_BIN ]]; then
+if [[ -z $BENCH_BIN ]] && ((!PREBUILT)); then
     if step "fallback: configure build-gpu-bench-nowerror (no tests, no apps, no -Werror)" cmake -S . \
         -B build-gpu-bench-nowerror "${COMMON[@]}" -DLIBSCAN_WERROR=OFF -DLIBSCAN_BUILD_TESTS=OFF \
         -DLIBSCAN_BUILD_APPS=OFF -DLIBSCAN_BUILD_BENCH=ON &&
@@ -677,7 +694,12 @@ run_app_bench() {
     # Built already with everything (or, with --bench-only, with bench_scan): this
     # only makes sure the binary is current.
     DEADLINE=$((SECONDS + $(limit 120 bench)))
-    if ! ((FULL_CONFIGURED)) || ! step "build $target" cmake --build build-gpu -j "$JOBS" --target "$target"; then
+    if ((PREBUILT)); then
+        if [[ -z $(find build-gpu/bench -type f -name "$target" -perm -u+x 2>/dev/null | head -1) ]]; then
+            record "$name" "NOT RUN" 0 "--prebuilt: $target did not come built"
+            return
+        fi
+    elif ! ((FULL_CONFIGURED)) || ! step "build $target" cmake --build build-gpu -j "$JOBS" --target "$target"; then
         record "$name" FAILED $((SECONDS - t)) "$target not built"
         return
     fi
