@@ -294,11 +294,11 @@ static void run_free(run_t *r) {
     app_hostbuf_free(&r->scratch);
     app_hostbuf_free(&r->h_num);
     if (r->job->gpu) {
-        cudaFree(r->d_in);
-        cudaFree(r->d_out);
-        cudaFree(r->d_rej);
-        cudaFree(r->d_flags);
-        cudaFree(r->d_num);
+        app_device_free(r->d_in);
+        app_device_free(r->d_out);
+        app_device_free(r->d_rej);
+        app_device_free(r->d_flags);
+        app_device_free(r->d_num);
         if (r->stream) cudaStreamDestroy(r->stream);
     }
 }

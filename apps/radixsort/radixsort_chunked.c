@@ -55,9 +55,9 @@ static int cpu_sort(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) {
 }
 
 void rs_dev_free(rs_dev_t *d) {
-    cudaFree(d->d_in);
-    cudaFree(d->d_out);
-    cudaFree(d->d_idx);
+    app_device_free(d->d_in);
+    app_device_free(d->d_out);
+    app_device_free(d->d_idx);
     memset(d, 0, sizeof *d);
 }
 

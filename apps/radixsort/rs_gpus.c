@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/cli.h"
+#include "common/host_mem.h"
 
 #ifdef RADIXSORT_WITH_NCCL
 #include <pthread.h>
@@ -95,11 +96,11 @@ static void *rank_main(void *p) {
         j->e = cudaMemcpy(g->keys + at * ks, ko, g->got[r] * ks, cudaMemcpyDeviceToHost);
         if (!j->e && vb) j->e = cudaMemcpy(g->idx + at, vo, g->got[r] * vb, cudaMemcpyDeviceToHost);
     }
-    cudaFree(ki);
-    cudaFree(ko);
-    cudaFree(vi);
-    cudaFree(vo);
-    cudaFree(tmp);
+    app_device_free(ki);
+    app_device_free(ko);
+    app_device_free(vi);
+    app_device_free(vo);
+    app_device_free(tmp);
     if (s) cudaStreamDestroy(s);
     return NULL;
 }

@@ -176,8 +176,8 @@ done:
     app_rpipe_stop(rp);
     (void)app_wpipe_finish(wp, NULL, NULL, 0);
     rs_outputs_abort(&outs);
-    cudaFree(d_keys);
-    cudaFree(d_sorted);
+    app_device_free(d_keys);
+    app_device_free(d_sorted);
     if (stream) cudaStreamDestroy(stream);
     app_ring_free(&ring);
     return rc;

@@ -1,5 +1,6 @@
 /* rs_segments.c -- radixsort --segments (rs_segments.h). */
 #include "rs_segments.h"
+#include "common/host_mem.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -130,10 +131,10 @@ int rs_segments_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t
     }
     if (st == LIBSCAN_SUCCESS && e == cudaSuccess) e = cudaMemcpy(keys, d_out, n * ks, cudaMemcpyDeviceToHost);
     if (st == LIBSCAN_SUCCESS && e == cudaSuccess && idx) e = cudaMemcpy(idx, d_idx_out, n * 8, cudaMemcpyDeviceToHost);
-    cudaFree(d_in);
-    cudaFree(d_out);
-    cudaFree(d_off);
-    cudaFree(d_idx);
-    cudaFree(d_idx_out);
+    app_device_free(d_in);
+    app_device_free(d_out);
+    app_device_free(d_off);
+    app_device_free(d_idx);
+    app_device_free(d_idx_out);
     return st == LIBSCAN_SUCCESS && e == cudaSuccess ? APP_EXIT_OK : lib_fail(job, "GPU", st, e);
 }

@@ -9,18 +9,33 @@
 #include <cuda_runtime_api.h>
 #include <libscan/compact.h>
 #include <libscan/sort.h>
+#include <stdio.h>
+
+/* MOCK_GPU_FORBID=1: any call here is a defect of the caller -- a path that
+   must not touch the GPU (--device cpu) did. On a real GPU machine even
+   cudaFree(NULL) creates the CUDA context, 0.2-0.6 s (issue #21); on a
+   machine without one such a call fails quietly, so only this can catch it. */
+static void gpu_used(const char *fn) {
+    if (getenv("MOCK_GPU_FORBID")) {
+        fprintf(stderr, "mock_gpu: %s called with MOCK_GPU_FORBID set: this path must not use the GPU\n", fn);
+        abort();
+    }
+}
 
 cudaError_t mock_cudaGetDeviceCount(int *n) {
+    gpu_used(__func__);
     *n = 1;
     return cudaSuccess;
 }
 
 cudaError_t mock_cudaFree(void *p) {
+    gpu_used(__func__);
     free(p);
     return cudaSuccess;
 }
 
 cudaError_t mock_cudaMalloc(void **p, size_t bytes) {
+    gpu_used(__func__);
     *p = malloc(bytes ? bytes : 1);
     if (!*p) return cudaErrorMemoryAllocation;
     memset(*p, 0xA7, bytes);
@@ -28,17 +43,19 @@ cudaError_t mock_cudaMalloc(void **p, size_t bytes) {
 }
 
 cudaError_t mock_cudaHostAlloc(void **p, size_t bytes, unsigned int flags) {
+    gpu_used(__func__);
     (void)flags;
     return mock_cudaMalloc(p, bytes);
 }
 
-cudaError_t mock_cudaFreeHost(void *p) { return mock_cudaFree(p); }
+cudaError_t mock_cudaFreeHost(void *p) { gpu_used(__func__); return mock_cudaFree(p); }
 
 /* Registered memory is ordinary memory the GPU copies faster: nothing to do
    here, but the calls must pair (a count the programs cannot see). */
 static long g_registered = 0;
 
 cudaError_t mock_cudaHostRegister(void *p, size_t bytes, unsigned int flags) {
+    gpu_used(__func__);
     (void)p;
     (void)bytes;
     (void)flags;
@@ -47,41 +64,48 @@ cudaError_t mock_cudaHostRegister(void *p, size_t bytes, unsigned int flags) {
 }
 
 cudaError_t mock_cudaHostUnregister(void *p) {
+    gpu_used(__func__);
     (void)p;
     return __atomic_sub_fetch(&g_registered, 1, __ATOMIC_SEQ_CST) < 0 ? cudaErrorHostMemoryNotRegistered
                                                                          : cudaSuccess;
 }
 
 cudaError_t mock_cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind) {
+    gpu_used(__func__);
     (void)kind;
     memmove(dst, src, bytes);
     return cudaSuccess;
 }
 
 cudaError_t mock_cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s) {
+    gpu_used(__func__);
     (void)s;
     return mock_cudaMemcpy(dst, src, bytes, kind);
 }
 
 cudaError_t mock_cudaMemGetInfo(size_t *free_bytes, size_t *total) {
+    gpu_used(__func__);
     *free_bytes = (size_t)4 << 30;
     *total = (size_t)8 << 30;
     return cudaSuccess;
 }
 
-cudaError_t mock_cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t mock_cudaDeviceSynchronize(void) { gpu_used(__func__); return cudaSuccess; }
 cudaError_t mock_cudaStreamSynchronize(cudaStream_t s) {
+    gpu_used(__func__);
     (void)s;
     return cudaSuccess;
 }
 
 cudaError_t mock_cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags) {
+    gpu_used(__func__);
     (void)flags;
     *s = (cudaStream_t)(uintptr_t)0x5157;
     return cudaSuccess;
 }
 
 cudaError_t mock_cudaStreamDestroy(cudaStream_t s) {
+    gpu_used(__func__);
     (void)s;
     return cudaSuccess;
 }
@@ -89,6 +113,7 @@ cudaError_t mock_cudaStreamDestroy(cudaStream_t s) {
 libscan_status_t mock_libscan_sort(const void *d_keys_in, void *d_keys_out, const void *d_values_in, void *d_values_out,
                                    size_t count, libscan_dtype_t key, size_t value_bytes, const libscan_sort_opts_t *opts,
                                    cudaStream_t stream) {
+    gpu_used(__func__);
     (void)stream;
     memmove(d_keys_out, d_keys_in, count * libscan_dtype_size(key));
     if (d_values_in) memmove(d_values_out, d_values_in, count * value_bytes);
@@ -98,6 +123,7 @@ libscan_status_t mock_libscan_sort(const void *d_keys_in, void *d_keys_out, cons
 libscan_status_t mock_libscan_argsort(const void *d_keys_in, void *d_keys_out, void *d_indices, size_t count,
                                       libscan_dtype_t key, size_t index_bytes, const libscan_sort_opts_t *opts,
                                       cudaStream_t stream) {
+    gpu_used(__func__);
     (void)stream;
     const size_t ks = libscan_dtype_size(key);
     void *keys = d_keys_out ? d_keys_out : malloc(count * ks + 1);
@@ -112,6 +138,7 @@ libscan_status_t mock_libscan_segmented_sort(const void *d_keys_in, void *d_keys
                                              void *d_values_out, size_t count, const uint64_t *d_offsets,
                                              size_t num_segments, libscan_dtype_t key, size_t value_bytes,
                                              const libscan_segsort_opts_t *opts, cudaStream_t stream) {
+    gpu_used(__func__);
     (void)stream;
     memmove(d_keys_out, d_keys_in, count * libscan_dtype_size(key));
     if (d_values_in) memmove(d_values_out, d_values_in, count * value_bytes);
@@ -122,6 +149,7 @@ libscan_status_t mock_libscan_segmented_sort(const void *d_keys_in, void *d_keys
 libscan_status_t mock_libscan_select_if(const void *d_in, void *d_out, size_t *d_num, size_t count,
                                         libscan_dtype_t dtype, const libscan_pred_t *pred,
                                         const libscan_compact_opts_t *opts, cudaStream_t stream) {
+    gpu_used(__func__);
     (void)stream;
     return libscan_cpu_select_if(d_in, d_out, d_num, count, dtype, pred, opts);
 }
@@ -129,6 +157,7 @@ libscan_status_t mock_libscan_select_if(const void *d_in, void *d_out, size_t *d
 libscan_status_t mock_libscan_select_flagged(const void *d_in, const unsigned char *d_flags, void *d_out, size_t *d_num,
                                              size_t count, libscan_dtype_t dtype, const libscan_compact_opts_t *opts,
                                              cudaStream_t stream) {
+    gpu_used(__func__);
     (void)stream;
     return libscan_cpu_select_flagged(d_in, d_flags, d_out, d_num, count, dtype, opts);
 }
@@ -136,6 +165,7 @@ libscan_status_t mock_libscan_select_flagged(const void *d_in, const unsigned ch
 libscan_status_t mock_libscan_partition_if(const void *d_in, void *d_out, void *d_rej, size_t *d_num, size_t count,
                                            libscan_dtype_t dtype, const libscan_pred_t *pred,
                                            const libscan_compact_opts_t *opts, cudaStream_t stream) {
+    gpu_used(__func__);
     (void)stream;
     return libscan_cpu_partition_if(d_in, d_out, d_rej, d_num, count, dtype, pred, opts);
 }
@@ -143,12 +173,14 @@ libscan_status_t mock_libscan_partition_if(const void *d_in, void *d_out, void *
 libscan_status_t mock_libscan_partition_flagged(const void *d_in, const unsigned char *d_flags, void *d_out,
                                                 void *d_rej, size_t *d_num, size_t count, libscan_dtype_t dtype,
                                                 const libscan_compact_opts_t *opts, cudaStream_t stream) {
+    gpu_used(__func__);
     (void)stream;
     return libscan_cpu_partition_flagged(d_in, d_flags, d_out, d_rej, d_num, count, dtype, opts);
 }
 
 libscan_status_t mock_libscan_unique(const void *d_in, void *d_out, size_t *d_num, size_t count, libscan_dtype_t dtype,
                                      const libscan_compact_opts_t *opts, cudaStream_t stream) {
+    gpu_used(__func__);
     (void)stream;
     return libscan_cpu_unique(d_in, d_out, d_num, count, dtype, opts);
 }
