@@ -1,6 +1,6 @@
 /* image.c -- img_t bookkeeping: init/alloc/free, sizes, format names and
  * the in-words description of where an image came from. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* MADV_HUGEPAGE */
 #include "common/image_io.h"
 #include "image_private.h"
 #include "jpeg_private.h"
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 
 void img__err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -20,6 +21,22 @@ void img__err(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+}
+
+void *img__alloc_bulk(size_t bytes)
+{
+    enum { HUGE = 2 << 20 };
+    void *p = NULL;
+    if (bytes < HUGE)
+        return malloc(bytes ? bytes : 1);
+    if (posix_memalign(&p, HUGE, bytes) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    /* Advice only (where huge pages are off, 4 KiB pages it is), on the
+       whole huge pages inside the block. */
+    (void)madvise(p, bytes / HUGE * HUGE, MADV_HUGEPAGE);
+#endif
+    return p;
 }
 
 int img__little_endian(void)

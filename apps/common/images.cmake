@@ -65,6 +65,7 @@ add_library(app_image STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/image.c
   ${CMAKE_CURRENT_SOURCE_DIR}/png_read.c
   ${CMAKE_CURRENT_SOURCE_DIR}/png_inflate.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/png_unfilter.c
   ${CMAKE_CURRENT_SOURCE_DIR}/image_write.c
   ${CMAKE_CURRENT_SOURCE_DIR}/png_write.c
   ${CMAKE_CURRENT_SOURCE_DIR}/png_filter.c

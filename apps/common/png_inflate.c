@@ -1,6 +1,7 @@
 /* png_inflate.c -- see png_inflate.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "png_inflate.h"
+#include "image_private.h"
 
 #include <libdeflate.h>
 
@@ -34,6 +35,7 @@ struct png_inflate {
     uint8_t tail[4 + 4]; /* Adler-32 (last), CRC (not checked: the reader turns the check off) */
     size_t tail_len;
     size_t rec_off, rec_len; /* the record's slice of data */
+    int direct_ok;           /* png_inflate_direct may hand out data */
 };
 
 static uint32_t be32(const uint8_t *p)
@@ -145,7 +147,7 @@ png_inflate_t *png_inflate_open(FILE *f, uint64_t max_pixels)
     if (!s)
         return NULL;
     const size_t size = (size_t)st.st_size;
-    s->map = (uint8_t *)malloc(size);
+    s->map = (uint8_t *)img__alloc_bulk(size);
     s->map_len = size;
     if (!s->map) {
         free(s);
@@ -169,7 +171,7 @@ png_inflate_t *png_inflate_open(FILE *f, uint64_t max_pixels)
        together; IEND last. */
     size_t off = 8, first_idat = 0, after_idat = 0, nidat = 0;
     uint64_t zlen = 0, expected = 0;
-    int idat_done = 0;
+    int idat_done = 0, critical_after = 0;
     for (;;) {
         if (size - off < 12)
             goto decline;
@@ -192,6 +194,10 @@ png_inflate_t *png_inflate_open(FILE *f, uint64_t max_pixels)
             after_idat = off + 12 + len;
         } else if (nidat) {
             idat_done = 1;
+            /* A critical chunk (upper-case first letter) other than an
+               empty IEND after the data is for libpng's png_read_end. */
+            if (!(type[0] & 0x20) && (memcmp(type, "IEND", 4) != 0 || len != 0))
+                critical_after = 1;
         }
         if (memcmp(type, "IEND", 4) == 0) {
             s->suffix_end = off + 12 + len;
@@ -221,7 +227,7 @@ png_inflate_t *png_inflate_open(FILE *f, uint64_t max_pixels)
         }
         z = gathered;
     }
-    s->data = (uint8_t *)malloc((size_t)expected);
+    s->data = (uint8_t *)img__alloc_bulk((size_t)expected);
     d = libdeflate_alloc_decompressor();
     if (!s->data || !d)
         goto decline;
@@ -235,6 +241,7 @@ png_inflate_t *png_inflate_open(FILE *f, uint64_t max_pixels)
     free(gathered);
 
     s->data_len = (size_t)expected;
+    s->direct_ok = !critical_after;
     s->nrec = (s->data_len + STORED_MAX - 1) / STORED_MAX;
     s->prefix_end = first_idat;
     s->suffix_start = after_idat;
@@ -299,4 +306,14 @@ size_t png_inflate_read(png_inflate_t *s, uint8_t *dst, size_t len)
         done += n;
     }
     return done;
+}
+
+const uint8_t *png_inflate_direct(const png_inflate_t *s, size_t *len)
+{
+    /* png_read_info stops after the first IDAT's length and type: 8 bytes
+       of the first record's head. */
+    if (!s || !s->direct_ok || s->seg != 1 || s->rec != 0 || s->pos > 8)
+        return NULL;
+    *len = s->data_len;
+    return s->data;
 }

@@ -44,6 +44,15 @@ png_inflate_t *png_inflate_open(FILE *f, uint64_t max_pixels);
  * fewer than len only at the end of the stream (after IEND). */
 size_t png_inflate_read(png_inflate_t *s, uint8_t *dst, size_t len);
 
+/* The inflated image data (data_len bytes: filtered rows, each after its
+ * filter-type byte), for a reader that undoes the filters itself instead of
+ * reading the stream through libpng: only while the stream stands at the
+ * start of the image data (libpng has read the chunks before it and at most
+ * the first IDAT's length and type, as png_read_info does), and only when every chunk after it is ancillary and IEND is
+ * empty, so that libpng's png_read_end would have nothing there to refuse
+ * (every CRC was checked at open). Else NULL. */
+const uint8_t *png_inflate_direct(const png_inflate_t *s, size_t *len);
+
 /* Release everything (NULL is fine). */
 void png_inflate_close(png_inflate_t *s);
 

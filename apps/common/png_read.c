@@ -7,6 +7,7 @@
 #include "image_private.h"
 #include "common/cli.h"
 #include "png_inflate.h"
+#include "png_unfilter.h"
 
 #include <png.h>
 #include <zlib.h>
@@ -261,17 +262,31 @@ int img_read_png(const char *path, uint64_t max_pixels, img_t *out, char *err, s
         c.own_msg = 1;
         png_longjmp(png, 1);
     }
-    c.pixels = (unsigned char *)malloc(rowbytes * (size_t)h);
+    c.pixels = (unsigned char *)img__alloc_bulk(rowbytes * (size_t)h);
     c.rows = (png_bytep *)malloc(sizeof(png_bytep) * (size_t)h);
     if (!c.pixels || !c.rows) {
         snprintf(c.msg, sizeof c.msg, "out of memory for a %lux%lu image", (unsigned long)w, (unsigned long)h);
         c.own_msg = 1;
         png_longjmp(png, 1);
     }
-    for (png_uint_32 y = 0; y < h; ++y)
-        c.rows[y] = c.pixels + (size_t)y * rowbytes;
-    png_read_image(png, c.rows);
-    png_read_end(png, NULL); /* checks the trailing chunks up to IEND */
+    /* The direct path: rows that need no conversion but the byte swap
+       (8 or 16 bits, gray, gray+alpha, RGB, RGBA, no tRNS, not interlaced)
+       are unfiltered here from the inflated data (png_unfilter.h), and
+       libpng reads nothing more. Anything else, or a bad filter type, goes
+       through libpng as before, which reports it. */
+    size_t direct_len = 0;
+    const uint8_t *direct = (interlace == PNG_INTERLACE_NONE && color_type != PNG_COLOR_TYPE_PALETTE && depth >= 8 &&
+                             !out->had_trns)
+                                ? png_inflate_direct(c.fast, &direct_len)
+                                : NULL;
+    if (!direct || direct_len != (rowbytes + 1) * (size_t)h ||
+        png_unfilter(direct, h, rowbytes, (unsigned)(channels * bits / 8), depth == 16 && img__little_endian(),
+                     c.pixels) != 0) {
+        for (png_uint_32 y = 0; y < h; ++y)
+            c.rows[y] = c.pixels + (size_t)y * rowbytes;
+        png_read_image(png, c.rows);
+        png_read_end(png, NULL); /* checks the trailing chunks up to IEND */
+    }
 
     png_destroy_read_struct(&png, &info, NULL);
     png_inflate_close(c.fast);

@@ -118,6 +118,8 @@ int gen_png_encode(const gen_png *g, uint8_t **out, size_t *len, char *err, size
     png_set_IHDR(png, info, (png_uint_32)g->width, (png_uint_32)g->height, g->bit_depth, g->color_type,
                  g->interlace ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
+    if (g->filters)
+        png_set_filter(png, PNG_FILTER_TYPE_BASE, g->filters);
     if (g->color_type == 3) {
         png_color pal[256];
         for (int i = 0; i < g->npalette; ++i) {

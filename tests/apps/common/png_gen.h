@@ -23,6 +23,8 @@ typedef struct gen_png {
     int ntrns;
     int has_trns_color; /* gray/RGB: tRNS with trns_color[0] (gray) or [0..2] (RGB) */
     uint16_t trns_color[3];
+    int filters; /* 0: libpng's adaptive choice; else png_set_filter's mask
+                    (PNG_FILTER_PAETH alone makes every row Paeth) */
 } gen_png;
 
 /* Samples per pixel in the file for a colour type (palette: 1). */

@@ -637,7 +637,7 @@ static void cpu_read_dispatch(void **state)
     uint16_t samples[6 * 4 * 3];
     for (size_t i = 0; i < sizeof samples / sizeof samples[0]; ++i)
         samples[i] = (uint16_t)(i * 7 % 256);
-    gen_png g = {6, 4, 2, 8, 0, samples, NULL, 0, NULL, 0, 0, {0, 0, 0}};
+    gen_png g = {6, 4, 2, 8, 0, samples, NULL, 0, NULL, 0, 0, {0, 0, 0}, 0};
     uint8_t *png = NULL;
     size_t plen = 0;
     char err[512];
