@@ -69,7 +69,3 @@ void app_hostbuf_free(app_hostbuf_t *b) {
     }
     memset(b, 0, sizeof *b);
 }
-
-void app_device_free(void *p) {
-    if (p) (void)cudaFree(p);
-}

@@ -11,13 +11,15 @@
  *    a fault and a clear, which for a 1 GiB array costs more than the read
  *    from the page cache itself; 2 MiB pages cut the faults 512-fold.
  *
- * Plain C; link app_common and write #include "common/host_mem.h". Nothing
- * here prints. Thread-safe (distinct buffers). */
+ * Plain C; link app_common (app_device_free alone needs no link) and write
+ * #include "common/host_mem.h". Nothing here prints. Thread-safe (distinct
+ * buffers). */
 #ifndef APP_COMMON_HOST_MEM_H
 #define APP_COMMON_HOST_MEM_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <cuda_runtime_api.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,8 +58,11 @@ void app_hostbuf_free(app_hostbuf_t *b);
  * for NULL: the runtime's cudaFree(NULL) is no no-op, it creates the CUDA
  * context (0.2-0.6 s on the H100 machines), which a --device cpu run or a
  * failure before any allocation must never pay. Every program frees its
- * device buffers through this. */
-void app_device_free(void *p);
+ * device buffers through this; inline, so that code outside app_common
+ * (app_image's nvJPEG writer, sat_blur's GPU workspace) needs no link to it. */
+static inline void app_device_free(void *p) {
+    if (p) (void)cudaFree(p);
+}
 
 #ifdef __cplusplus
 }

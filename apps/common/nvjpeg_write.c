@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "common/jpeg_io.h"
 #include "image_private.h"
+#include "common/host_mem.h"
 
 #include <cuda_runtime_api.h>
 #include <nvjpeg.h>
@@ -73,8 +74,7 @@ static void release(nv_call *c)
         (void)nvjpegEncoderParamsDestroy(c->params);
     if (c->state)
         (void)nvjpegEncoderStateDestroy(c->state);
-    if (c->d_px)
-        (void)cudaFree(c->d_px);
+    app_device_free(c->d_px);
     if (c->own_stream && c->stream)
         (void)cudaStreamDestroy(c->stream);
     /* A failed CUDA call leaves its error for the next cudaGetLastError;

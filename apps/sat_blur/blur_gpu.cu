@@ -7,6 +7,7 @@
 #include "blur.h"
 #include "convert_gpu.h"
 #include "pipeline.h"
+#include "common/host_mem.h"
 #include <libscan/sat.h>
 #include <libscan/cuda/sat_kernels.cuh>
 
@@ -113,7 +114,7 @@ struct Workspace {
     }
     void release() {
         for (int i = 0; i < kMaxBufs; ++i) {
-            if (buf[i]) cudaFree(buf[i]);
+            app_device_free(buf[i]);
             buf[i] = nullptr;
             cap[i] = 0;
         }
@@ -163,7 +164,7 @@ struct Gpu {
         }
         const int i = nbuf++;
         if (w.cap[i] < bytes) {
-            if (w.buf[i]) cudaFree(w.buf[i]);
+            app_device_free(w.buf[i]);
             w.buf[i] = nullptr;
             w.cap[i] = 0;
             e = cudaMalloc(&w.buf[i], bytes);
