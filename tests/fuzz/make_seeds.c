@@ -191,7 +191,7 @@ static void png_seeds(void) {
         {"rgba16", 6, 16}, {"pal1", 3, 1},  {"pal2", 3, 2},    {"pal4", 3, 4},   {"pal8", 3, 8},
     };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
-        gen_png g = {7, 5, kinds[k].type, kinds[k].depth, 0, samples, palette, 16, NULL, 0, 0, {0, 0, 0}};
+        gen_png g = {7, 5, kinds[k].type, kinds[k].depth, 0, samples, palette, 16, NULL, 0, 0, {0, 0, 0}, 0};
         const int spp = gen_file_channels(g.color_type);
         if (g.color_type == 3 && g.bit_depth < 4) g.npalette = 1 << g.bit_depth; /* all a depth can index */
         const uint32_t max = g.color_type == 3 ? (uint32_t)g.npalette - 1 : (1u << g.bit_depth) - 1;
@@ -217,7 +217,7 @@ static void png_seeds(void) {
         snprintf(name, sizeof name, "%s-trns.png", kinds[k].name);
         png_file(name, &g);
     }
-    gen_png one = {1, 1, 0, 8, 0, samples, NULL, 0, NULL, 0, 0, {0, 0, 0}};
+    gen_png one = {1, 1, 0, 8, 0, samples, NULL, 0, NULL, 0, 0, {0, 0, 0}, 0};
     samples[0] = 200;
     png_file("gray8-1x1.png", &one);
 
@@ -242,7 +242,7 @@ static void png_seeds(void) {
     gen_buf_free(&b);
 
     /* A valid file cut short, and one with a damaged IDAT CRC. */
-    gen_png rgb = {7, 5, 2, 8, 0, samples, NULL, 0, NULL, 0, 0, {0, 0, 0}};
+    gen_png rgb = {7, 5, 2, 8, 0, samples, NULL, 0, NULL, 0, 0, {0, 0, 0}, 0};
     for (int i = 0; i < 7 * 5 * 3; ++i) samples[i] = (uint16_t)(i * 7 % 256);
     uint8_t *data;
     size_t n;
