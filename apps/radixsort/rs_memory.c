@@ -47,6 +47,8 @@ static int sort_keys_gpu(const rs_job_t *job, app_src_t *src, app_timing_t *tm) 
     rs_outputs_t outs;
     rs_outputs_init(&outs);
     unsigned char *d_keys = NULL, *d_sorted = NULL;
+    void *d_temp = NULL;
+    size_t temp_bytes = 0;
     cudaStream_t stream = NULL;
     cudaError_t e;
     app_progress_t prog;
@@ -83,8 +85,17 @@ static int sort_keys_gpu(const rs_job_t *job, app_src_t *src, app_timing_t *tm) 
         rc = report(job, st, err);
         goto done;
     }
+    /* The sort ping-pongs between the two key arrays, and its own (small)
+       temp is allocated here too, while the readers run, instead of inside
+       the sort's time (the temp cache's first call) after them. */
+    libscan_status_t ls = libscan_sort_temp_bytes(n, job->key, 0, LIBSCAN_SORT_DOUBLE_BUFFER, &temp_bytes);
+    if (ls != LIBSCAN_SUCCESS) {
+        app_error(job->prog, "GPU sort failed: %s", libscan_status_string(ls));
+        goto done;
+    }
     if ((e = cudaMalloc((void **)&d_keys, n * ks)) != cudaSuccess ||
-        (e = cudaMalloc((void **)&d_sorted, n * ks)) != cudaSuccess) {
+        (e = cudaMalloc((void **)&d_sorted, n * ks)) != cudaSuccess ||
+        (e = cudaMalloc(&d_temp, temp_bytes)) != cudaSuccess) {
         rc = cuda_fail(job, "allocating device memory for the keys", e);
         goto done;
     }
@@ -122,7 +133,11 @@ static int sort_keys_gpu(const rs_job_t *job, app_src_t *src, app_timing_t *tm) 
     const double t_sort = app_now();
     libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
     o.descending = job->descending;
-    libscan_status_t ls = libscan_sort(d_keys, d_sorted, NULL, NULL, n, job->key, 0, &o, stream);
+    o.d_temp = d_temp;
+    o.temp_bytes = temp_bytes;
+    libscan_double_buffer_t db = {{d_keys, d_sorted}, {NULL, NULL}, 0};
+    ls = libscan_sort_double_buffer(&db, n, job->key, 0, &o, stream);
+    const unsigned char *d_result = db.d_keys[db.selector];
     if (ls != LIBSCAN_SUCCESS) {
         app_error(job->prog, "GPU sort failed: %s", libscan_status_string(ls));
         goto done;
@@ -146,7 +161,7 @@ static int sort_keys_gpu(const rs_job_t *job, app_src_t *src, app_timing_t *tm) 
         void *buf = app_wpipe_acquire(wp, &slot);
         if (!buf) break; /* a write failed: finish says which */
         const double t0 = app_now();
-        e = cudaMemcpyAsync(buf, d_sorted + at * ks, m * ks, cudaMemcpyDeviceToHost, stream);
+        e = cudaMemcpyAsync(buf, d_result + at * ks, m * ks, cudaMemcpyDeviceToHost, stream);
         if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
         app_span_add(&down, t0, app_now());
         app_wpipe_submit(wp, slot, buf, e == cudaSuccess ? m : 0);
@@ -178,6 +193,7 @@ done:
     rs_outputs_abort(&outs);
     app_device_free(d_keys);
     app_device_free(d_sorted);
+    app_device_free(d_temp);
     if (stream) cudaStreamDestroy(stream);
     app_ring_free(&ring);
     return rc;

@@ -120,6 +120,31 @@ libscan_status_t mock_libscan_sort(const void *d_keys_in, void *d_keys_out, cons
     return libscan_cpu_sort(d_keys_out, d_values_in ? d_values_out : NULL, count, key, value_bytes, opts);
 }
 
+/* The result lands where the real call leaves it: in the other buffer after
+   an odd number of passes, so a caller that ignores the selector reads the
+   unsorted (here: poisoned) buffer. */
+libscan_status_t mock_libscan_sort_double_buffer(libscan_double_buffer_t *buf, size_t count, libscan_dtype_t key,
+                                                 size_t value_bytes, const libscan_sort_opts_t *opts,
+                                                 cudaStream_t stream) {
+    gpu_used(__func__);
+    (void)stream;
+    const int passes = libscan_sort_num_passes(key, opts ? opts->begin_bit : 0, opts ? opts->end_bit : 0);
+    if (!buf || passes < 0) return LIBSCAN_ERROR_INVALID_ARGUMENT;
+    const int from = buf->selector, to = buf->selector ^ (passes & 1);
+    const size_t ks = libscan_dtype_size(key);
+    if (to != from) {
+        memmove(buf->d_keys[to], buf->d_keys[from], count * ks);
+        memset(buf->d_keys[from], 0xA7, count * ks);
+        if (buf->d_values[from]) {
+            memmove(buf->d_values[to], buf->d_values[from], count * value_bytes);
+            memset(buf->d_values[from], 0xA7, count * value_bytes);
+        }
+    }
+    libscan_status_t st = libscan_cpu_sort(buf->d_keys[to], buf->d_values[to], count, key, value_bytes, opts);
+    if (st == LIBSCAN_SUCCESS) buf->selector = to;
+    return st;
+}
+
 libscan_status_t mock_libscan_argsort(const void *d_keys_in, void *d_keys_out, void *d_indices, size_t count,
                                       libscan_dtype_t key, size_t index_bytes, const libscan_sort_opts_t *opts,
                                       cudaStream_t stream) {

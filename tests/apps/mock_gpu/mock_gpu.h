@@ -31,6 +31,7 @@
 #define cudaStreamCreateWithFlags mock_cudaStreamCreateWithFlags
 #define cudaStreamDestroy mock_cudaStreamDestroy
 #define libscan_sort mock_libscan_sort
+#define libscan_sort_double_buffer mock_libscan_sort_double_buffer
 #define libscan_argsort mock_libscan_argsort
 #define libscan_segmented_sort mock_libscan_segmented_sort
 #define libscan_select_if mock_libscan_select_if
