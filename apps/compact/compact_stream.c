@@ -26,6 +26,11 @@
  * 0.74 ms a 4 MiB chunk one at a time). */
 #define LANES 3
 
+/* Buffers for what the chunks keep (and reject), fewer than for the input:
+ * the writers keep up with fewer, and each costs its pinning. On the H100
+ * machine 8 instead of 21 took about 30-55 ms off a 1 GiB compact. */
+#define OUT_SLOTS 8
+
 /* One chunk's trip through the GPU. */
 typedef struct lane {
     cudaStream_t stream;
@@ -129,11 +134,12 @@ static int alloc_buffers(run_t *r) {
     if ((size_t)slots > nchunks + 1) slots = (int)nchunks + 1;
     /* Outputs of one chunk: up to chunk + 1 (the carried element). */
     const size_t out_bytes = (r->chunk + 1) * r->out_size;
+    const int out_slots = slots < OUT_SLOTS ? slots : OUT_SLOTS;
     const char *in = app_src_path(r->src);
     arr_status_t st = app_ring_alloc(&r->rring, slots, HEADROOM + r->chunk * r->es, pin, in, r->err, sizeof r->err);
-    if (st == ARR_OK && j->out) st = app_ring_alloc(&r->kring, slots, out_bytes, pin, j->out, r->err, sizeof r->err);
+    if (st == ARR_OK && j->out) st = app_ring_alloc(&r->kring, out_slots, out_bytes, pin, j->out, r->err, sizeof r->err);
     if (st == ARR_OK && j->partition)
-        st = app_ring_alloc(&r->jring, slots, out_bytes, pin, j->out, r->err, sizeof r->err);
+        st = app_ring_alloc(&r->jring, out_slots, out_bytes, pin, j->out, r->err, sizeof r->err);
     if (st != ARR_OK) return fail_st(r, st);
     bool oom = (r->fsrc && app_hostbuf_alloc(&r->fraw, r->chunk * r->fes, false)) ||
                (r->fsrc && !j->gpu && app_hostbuf_alloc(&r->fbytes, r->chunk + 1, false)) ||
