@@ -300,6 +300,14 @@ static void put_out(run_t *r, unsigned char *kept, int kslot, unsigned char *jbu
     if (j->partition) app_wpipe_submit(r->jpipe, jslot, jbuf, m - k);
 }
 
+/* One job's select, on the calling thread. */
+static void cpu_run(const run_t *r, cpu_job_t *jb) {
+    const unsigned char *in = (const unsigned char *)jb->c.data - jb->skip * r->es;
+    jb->t0 = app_now();
+    jb->ls = select_cpu(r, in, jb->fbytes.p, jb->kbuf, jb->jbuf, jb->m, &jb->k);
+    jb->t1 = app_now();
+}
+
 static void *cpu_worker(void *arg) {
     run_t *r = arg;
     cpu_pool_t *p = &r->pool;
@@ -309,10 +317,7 @@ static void *cpu_worker(void *arg) {
         if (p->taken == p->queued) break; /* stopped, and nothing left */
         cpu_job_t *jb = &p->job[p->taken++ % (size_t)p->njobs];
         pthread_mutex_unlock(&p->mu);
-        const unsigned char *in = (const unsigned char *)jb->c.data - jb->skip * r->es;
-        jb->t0 = app_now();
-        jb->ls = select_cpu(r, in, jb->fbytes.p, jb->kbuf, jb->jbuf, jb->m, &jb->k);
-        jb->t1 = app_now();
+        cpu_run(r, jb);
         pthread_mutex_lock(&p->mu);
         jb->done = true;
         pthread_cond_broadcast(&p->finished);
@@ -376,10 +381,7 @@ static int cpu_finish(run_t *r, app_rpipe_t *rp, cpu_job_t *jb, bool discard) {
     if (p->nthreads == 0 && !jb->done) { /* no worker could start: this thread works */
         p->taken++;
         pthread_mutex_unlock(&p->mu);
-        const unsigned char *in = (const unsigned char *)jb->c.data - jb->skip * r->es;
-        jb->t0 = app_now();
-        jb->ls = select_cpu(r, in, jb->fbytes.p, jb->kbuf, jb->jbuf, jb->m, &jb->k);
-        jb->t1 = app_now();
+        cpu_run(r, jb);
         pthread_mutex_lock(&p->mu);
         jb->done = true;
     }
