@@ -228,11 +228,11 @@ asan)
         -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
         -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
     # Only what the tests below run: the programs, their copies on the
-    # stand-in GPU (tests/apps/mock_gpu), the JPEG tests' decoder (stb_image)
-    # and the corpus replays.
+    # stand-in GPU (tests/apps/mock_gpu), the JPEG tests' decoder (stb_image),
+    # the corpus replays and the seed maker (fuzz_make_seeds_replay).
     cmake --build "$ASAN_BUILD_DIR" --parallel "$(jobs)" \
         --target scan_demo radixsort compact sat_blur radixsort_mockgpu compact_mockgpu test_stb_decode \
-        replay_npy replay_text replay_png
+        replay_npy replay_text replay_png fuzz_make_seeds
     ASAN_OPTIONS=$ASAN_TEST_OPTIONS UBSAN_OPTIONS=$UBSAN_TEST_OPTIONS \
         ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure --no-tests=error -L 'cli|fuzz'
     ;;
