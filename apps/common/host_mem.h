@@ -1,11 +1,15 @@
 /* host_mem.h -- large host buffers for the streaming I/O (stream_io.h).
  *
  * Two kinds:
- *  - pinned: page-locked memory from cudaHostAlloc, which the GPU copies at
- *    full bus speed (an upload from ordinary memory is staged by the driver
- *    through its own pinned buffers at a fraction of that). Pinning costs
- *    about 0.3 s per GiB, so only a few staging buffers of some MiB are
- *    pinned, never a whole file.
+ *  - pinned: page-locked memory, which the GPU copies at full bus speed (an
+ *    upload from ordinary memory is staged by the driver through its own
+ *    pinned buffers at a fraction of that). From 1 MiB up it is plain
+ *    memory (below), faulted in and then registered (cudaHostRegister):
+ *    40 MiB of staging buffers cost 1-3 ms to register on the H200 machine,
+ *    against 15-29 ms from cudaHostAlloc, which pins and clears page by page
+ *    (bench/results/2026-11-28-h200-*: pinbench). Smaller buffers come
+ *    from cudaHostAlloc. Either way only a few staging buffers of some MiB
+ *    are pinned, never a whole file.
  *  - plain: anonymous memory advised to use transparent huge pages, for
  *    whole arrays on the CPU path: the first touch of a fresh 4 KiB page is
  *    a fault and a clear, which for a 1 GiB array costs more than the read

@@ -154,13 +154,15 @@ void app_sink_close(app_sink_t *k);
  * ------------------------------------------------------------------------- */
 
 typedef struct app_ring {
-    int n;                 /* buffers */
-    size_t bytes;          /* bytes in each */
-    app_hostbuf_t buf[64]; /* the buffers */
+    int n;             /* buffers */
+    size_t bytes;      /* bytes in each */
+    void *buf[64];     /* the buffers, each on a 4 KiB boundary of mem */
+    app_hostbuf_t mem; /* all of them in one block */
 } app_ring_t;
 
-/* n (1 to 64) buffers of `bytes` each, pinned when asked (host_mem.h).
- * Returns ARR_OK, or ARR_ERR_SYSTEM ("out of memory ...", naming `what`). */
+/* n (1 to 64) buffers of `bytes` each, pinned when asked (host_mem.h), in
+ * one block. Returns ARR_OK, or ARR_ERR_SYSTEM ("out of memory ...", naming
+ * `what`). app_ring_free empties it (an empty or freed ring is fine). */
 arr_status_t app_ring_alloc(app_ring_t *r, int n, size_t bytes, bool pinned, const char *what, char *err,
                             size_t errlen);
 void app_ring_free(app_ring_t *r);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,19 +208,22 @@ arr_status_t app_ring_alloc(app_ring_t *r, int n, size_t bytes, bool pinned, con
                             size_t errlen) {
     memset(r, 0, sizeof *r);
     if (n < 1 || n > 64) return arr__fail(err, errlen, ARR_ERR_SYSTEM, what, "%d staging buffers asked", n);
+    /* One block for them all, each buffer on a page boundary: one mapping
+       and one registration, and no buffer rounded up to whole huge pages on
+       its own (13 of 4 MiB + 16 bytes took 78 MiB, now 52). */
+    const size_t stride = bytes > SIZE_MAX - 4095 ? 0 : (bytes + 4095) / 4096 * 4096;
+    if (stride == 0 || stride > SIZE_MAX / (size_t)n || app_hostbuf_alloc(&r->mem, stride * (size_t)n, pinned) != 0)
+        return arr__fail(err, errlen, ARR_ERR_SYSTEM, what, "out of memory for %d staging buffers of %zu bytes", n,
+                         bytes);
+    r->n = n;
     r->bytes = bytes;
-    for (; r->n < n; ++r->n)
-        if (app_hostbuf_alloc(&r->buf[r->n], bytes, pinned) != 0) {
-            app_ring_free(r);
-            return arr__fail(err, errlen, ARR_ERR_SYSTEM, what, "out of memory for %d staging buffers of %zu bytes", n,
-                             bytes);
-        }
+    for (int i = 0; i < n; ++i) r->buf[i] = (unsigned char *)r->mem.p + (size_t)i * stride;
     return ARR_OK;
 }
 
 void app_ring_free(app_ring_t *r) {
-    for (int i = 0; i < r->n; ++i) app_hostbuf_free(&r->buf[i]);
-    r->n = 0;
+    app_hostbuf_free(&r->mem);
+    memset(r, 0, sizeof *r);
 }
 
 /* ---- the write pipe --------------------------------------------------------------- */
@@ -324,7 +328,7 @@ void *app_wpipe_acquire(app_wpipe_t *p, int *slot) {
                 p->busy[i] = true;
                 pthread_mutex_unlock(&p->mu);
                 *slot = i;
-                return p->ring->buf[i].p;
+                return p->ring->buf[i];
             }
         pthread_cond_wait(&p->cv, &p->mu);
     }

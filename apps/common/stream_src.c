@@ -171,7 +171,7 @@ static void *reader(void *arg) {
         const double t0 = app_now();
         /* One thread per chunk: the readers together keep several chunks
            in flight, which is where the parallelism is. */
-        arr_status_t st = app_src_read(p->s, first, n, (unsigned char *)p->ring->buf[slot].p + p->headroom, 1, err,
+        arr_status_t st = app_src_read(p->s, first, n, (unsigned char *)p->ring->buf[slot] + p->headroom, 1, err,
                                        sizeof err);
         const double t1 = app_now();
         pthread_mutex_lock(&p->mu);
@@ -241,7 +241,7 @@ arr_status_t app_rpipe_next(app_rpipe_t *p, app_chunk_t *c, char *err, size_t er
             ++p->consume;
             c->index = i;
             chunk_range(p, i, &c->first, &c->count);
-            c->data = (unsigned char *)p->ring->buf[slot].p + p->headroom;
+            c->data = (unsigned char *)p->ring->buf[slot] + p->headroom;
             c->slot = slot;
         }
     }

@@ -199,7 +199,7 @@ static void test_rpipe_chunks(void **state) {
                     assert_int_equal(app_src_open(&s, file ? txt : path, ARR_FMT_AUTO, ARR_U32, err, sizeof err), ARR_OK);
                     app_ring_t ring;
                     assert_int_equal(app_ring_alloc(&ring, rings[ri], 16 + chunk * 4, false, "t", err, sizeof err), ARR_OK);
-                    for (int i = 0; i < ring.n; ++i) memset(ring.buf[i].p, 0x5A, 16);
+                    for (int i = 0; i < ring.n; ++i) memset(ring.buf[i], 0x5A, 16);
                     /* Tiny chunks over a part only, to keep the run short. */
                     const size_t first = file ? 0 : 5, count = chunk < 64 ? 2003 : n - first - (file ? 0 : 2);
                     app_rpipe_t *p;
@@ -515,10 +515,60 @@ static void test_hostbuf(void **state) {
     }
     /* Pinned only with a GPU; without one it must still be usable memory. */
     if (test_gpu_present()) {
-        assert_int_equal(app_hostbuf_alloc(&b, (size_t)1 << 20, true), 0);
-        assert_true(app_hostbuf_pinned(&b));
-        memset(b.p, 1, (size_t)1 << 20);
-        app_hostbuf_free(&b);
+        /* Both ways of pinning (host_mem.c: cudaHostAlloc below 1 MiB, our
+           own memory registered from there), each through a GPU round trip. */
+        const size_t psizes[] = {4096, ((size_t)1 << 20) - 1, (size_t)1 << 20, ((size_t)9 << 20) + 3};
+        for (size_t i = 0; i < 4; ++i) {
+            const size_t n = psizes[i];
+            app_hostbuf_t back;
+            assert_int_equal(app_hostbuf_alloc(&b, n, true), 0);
+            assert_int_equal(app_hostbuf_alloc(&back, n, true), 0);
+            assert_true(app_hostbuf_pinned(&b) && app_hostbuf_pinned(&back));
+            for (size_t k = 0; k < n; ++k) ((unsigned char *)b.p)[k] = (unsigned char)(k * 131u + i);
+            memset(back.p, 0, n);
+            void *d = NULL;
+            assert_int_equal(cudaMalloc(&d, n), cudaSuccess);
+            assert_int_equal(cudaMemcpy(d, b.p, n, cudaMemcpyHostToDevice), cudaSuccess);
+            assert_int_equal(cudaMemcpy(back.p, d, n, cudaMemcpyDeviceToHost), cudaSuccess);
+            assert_memory_equal(back.p, b.p, n);
+            app_device_free(d);
+            app_hostbuf_free(&b);
+            app_hostbuf_free(&back);
+            assert_null(b.p);
+        }
+    }
+}
+
+/* A ring is one block: every buffer on its own page boundary, whole, and
+ * apart from the others; pinned on a GPU; 0 or 65 buffers refused. */
+static void test_ring_layout(void **state) {
+    (void)state;
+    char err[256];
+    app_ring_t ring;
+    assert_int_equal(app_ring_alloc(&ring, 0, 64, false, "t", err, sizeof err), ARR_ERR_SYSTEM);
+    assert_non_null(strstr(err, "t: 0 staging buffers asked"));
+    assert_int_equal(app_ring_alloc(&ring, 65, 64, false, "t", err, sizeof err), ARR_ERR_SYSTEM);
+    app_ring_free(&ring); /* a refused ring is empty: freeing it is fine */
+    const bool pin[2] = {false, true};
+    for (int k = 0; k < (test_gpu_present() ? 2 : 1); ++k) {
+        const size_t bytes = ((size_t)4 << 20) + 16;
+        assert_int_equal(app_ring_alloc(&ring, 13, bytes, pin[k], "t", err, sizeof err), ARR_OK);
+        assert_int_equal(ring.n, 13);
+        assert_int_equal(ring.bytes, bytes);
+        assert_int_equal(app_hostbuf_pinned(&ring.mem), pin[k]);
+        for (int i = 0; i < ring.n; ++i) {
+            assert_int_equal((uintptr_t)ring.buf[i] % 4096, 0);
+            if (i > 0) assert_true((unsigned char *)ring.buf[i] >= (unsigned char *)ring.buf[i - 1] + bytes);
+            memset(ring.buf[i], i + 1, bytes);
+        }
+        for (int i = 0; i < ring.n; ++i) {
+            const unsigned char *b = ring.buf[i];
+            assert_int_equal(b[0], i + 1);
+            assert_int_equal(b[bytes - 1], i + 1);
+        }
+        app_ring_free(&ring);
+        assert_int_equal(ring.n, 0);
+        assert_null(ring.mem.p);
     }
 }
 
@@ -544,6 +594,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_sink_sequential, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test_setup_teardown(test_sink_full, fx_dir_setup, fx_dir_teardown),
         cmocka_unit_test(test_hostbuf),
+        cmocka_unit_test(test_ring_layout),
         cmocka_unit_test(test_chunk_size),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
