@@ -103,6 +103,18 @@ int app_gpu_usable(char *why, size_t n);
  * only. */
 void app_gpu_warm_start(app_device_t requested);
 
+/* Tells the CUDA driver the most streams this program keeps busy at once:
+ * CUDA_DEVICE_MAX_CONNECTIONS = streams (1..32), the hardware work queues
+ * the context is created with, unless the environment sets it already. The
+ * driver's default is 8, and every queue costs time at the start and at the
+ * exit: on the H200 machine the context took 100-125 ms to create and
+ * 60-68 ms to destroy with 8, 50-65 ms and 24-30 ms with 1
+ * (bench/results/2026-11-28-h200-*: initbench). More streams than queues
+ * still work, only their work may then wait for each other's. Call before
+ * app_gpu_warm_start() and before any thread is started (it calls setenv).
+ * Main thread only. */
+void app_gpu_streams(int streams);
+
 /* Decides where to run. AUTO: the GPU when usable; else prints ONCE per process
  * "<prog>: no usable GPU (<reason>); running on the CPU" on stderr and
  * chooses the CPU. CPU: the CPU, no GPU probe. GPU: the GPU when usable, else

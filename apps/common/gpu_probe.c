@@ -65,6 +65,16 @@ static void warm_join(void) {
  * with kernels register those before main), so it runs before them. */
 static void warm_join_at_exit(void) { warm_join(); }
 
+void app_gpu_streams(int streams) {
+    const char *set = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    if ((set && *set) || g_gpu_probed || g_warm_running) return; /* the user's word, or too late */
+    if (streams < 1) streams = 1;
+    if (streams > 32) streams = 32;
+    char v[16];
+    snprintf(v, sizeof v, "%d", streams);
+    (void)setenv("CUDA_DEVICE_MAX_CONNECTIONS", v, 0);
+}
+
 void app_gpu_warm_start(app_device_t requested) {
     if (requested == APP_DEVICE_CPU || g_gpu_probed || g_warm_running) return;
     static int registered = 0;

@@ -20,12 +20,7 @@
 /* do_chunk's return when a queued write failed (reported by the pipe). */
 #define WRITE_FAILED (-1)
 
-/* Chunks in flight on the GPU at once, each on its own stream with its own
- * buffers: chunk i's upload runs while chunk i-1 is selected and chunk i-2
- * downloaded, on the GPU's separate copy engines, instead of each chunk's
- * upload, select and download waiting on each other (measured on the H100:
- * 0.74 ms a 4 MiB chunk one at a time). */
-#define LANES 3
+#define LANES COMPACT_GPU_LANES
 
 /* Buffers for what the chunks keep (and reject), fewer than for the input:
  * the writers keep up with fewer, and each costs its pinning. On the H100

@@ -341,7 +341,9 @@ int main(int argc, char **argv) {
     j.quiet = o.quiet;
 
     /* The GPU's context is created on a thread while the input is checked
-       (cli.h); --timing shows it as "gpu init". */
+       (cli.h), with one hardware queue per lane; --timing shows it as
+       "gpu init". */
+    app_gpu_streams(COMPACT_GPU_LANES);
     app_gpu_warm_start(o.device);
 
     /* The header decides the type the criterion's values are read in; the

@@ -313,6 +313,8 @@ int main(int argc, char **argv) {
        checked and read (cli.h); --timing shows it as "gpu init". */
     app_timing_t tm;
     app_timing_init(&tm, timing);
+    /* One stream sorts on one GPU; NCCL's --gpus keeps the driver's queues. */
+    if (!job.gpus) app_gpu_streams(1);
     if (!check) app_gpu_warm_start(device);
 
     /* The header decides the key type and whether the input fits. */

@@ -446,9 +446,18 @@ static int choose_single(const options_t *o, const frame_t *f, app_device_t *dev
     return rc;
 }
 
+/* The streams sat_blur keeps busy on the GPU (cli.h's app_gpu_streams):
+ * the blur's two (blur_gpu.cu: the image's table, the weights' beside it).
+ * nvJPEG encoders run on streams of their own, one per worker, so with them
+ * the driver's default stays. Before any CUDA call. */
+static void gpu_streams(const options_t *o) {
+    if (!o->nvjpeg) app_gpu_streams(2);
+}
+
 /* Single mode: IN to OUT, the three steps one after another. */
 static int run_single(const options_t *o) {
     const frame_params_t p = frame_params(o);
+    gpu_streams(o);
     app_timing_t tm;
     app_timing_init(&tm, o->timing);
     /* --device gpu: the context is created on a thread while the image is
@@ -491,6 +500,7 @@ static int run_batch(const options_t *o) {
     /* The GPU's context is created on a thread while the list is built and
        checked (cli.h); a batch keeps the GPU under auto, as it pays the
        start once for every frame. */
+    gpu_streams(o);
     if (!o->dry_run) app_gpu_warm_start(o->device);
     int workers = 1;
     if (batch_threads(&workers, err, sizeof err) != 0) {

@@ -128,6 +128,19 @@ static void test_choose_device(void **state) {
        own probe, and "gpu init" placed in the run for --timing. */
     app_timing_t tm;
     app_timing_init(&tm, true);
+    /* app_gpu_streams: the user's CUDA_DEVICE_MAX_CONNECTIONS wins; else the
+       count, kept within 1..32, until the probe starts; then nothing. */
+    const char *const CONN = "CUDA_DEVICE_MAX_CONNECTIONS";
+    assert_int_equal(setenv(CONN, "5", 1), 0);
+    app_gpu_streams(1);
+    assert_string_equal(getenv(CONN), "5");
+    const int asked[] = {0, 99, -3, 3}, got[] = {1, 32, 1, 3};
+    for (int k = 0; k < 4; ++k) {
+        assert_int_equal(unsetenv(CONN), 0);
+        app_gpu_streams(asked[k]);
+        assert_non_null(getenv(CONN));
+        assert_int_equal(atoi(getenv(CONN)), got[k]);
+    }
     app_gpu_warm_start(APP_DEVICE_CPU);
     app_timing_gpu_init(&tm);
     assert_int_equal(tm.count, 0); /* nothing probed yet */
@@ -142,6 +155,9 @@ static void test_choose_device(void **state) {
     if (!usable) assert_true(why[0] != '\0' && strcmp(why, "unchanged") != 0);
     else assert_string_equal(why, "");
     assert_int_equal(app_gpu_usable(NULL, 0), usable);
+    assert_int_equal(unsetenv(CONN), 0);
+    app_gpu_streams(2); /* the context exists (or was tried) with 3 queues */
+    assert_null(getenv(CONN));
 
     app_device_t chosen = APP_DEVICE_AUTO;
     fx_capture_stderr_begin();
