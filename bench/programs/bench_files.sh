@@ -21,7 +21,8 @@
 # chunks); then the commands of a group run interleaved (A B C A B C ...),
 # --rounds times (default 5; fewer where a group's rounds would not fit its
 # share of --budget, default 420 s: the table says how many ran), each with its
-# output deleted beforehand (outside the timing). Times are wall seconds of
+# output deleted and the earlier outputs written back (sync) beforehand
+# (outside the timing). Times are wall seconds of
 # the whole process (bash's EPOCHREALTIME). Every output of the last round
 # is checked against numpy (np.sort, x[x > 0.5]) before the table is shown.
 #
@@ -116,6 +117,9 @@ fi
 run() {
     local name=$1
     rm -f "${OUT[$name]}"
+    # The last command's GiB of output is still being written back to the
+    # disk; it finishes first, so that no command pays for its predecessor.
+    sync
     local t0=$EPOCHREALTIME
     if ! eval "${CMD[$name]}" >"$work/last.out" 2>"$work/last.err"; then
         echo "bench_files.sh: $name failed: $(head -c 400 "$work/last.err")" >&2
