@@ -35,17 +35,27 @@
  * per 2^16 elements). */
 #define CPU_CHUNK_MAX ((size_t)1 << 16)
 
+/* A chunk in flight, on a GPU lane or a CPU job: chunk i goes to slot
+ * i % (lanes or jobs) once that slot's chunk i - slots is finished, and
+ * chunks are finished in order, so the oldest in flight is always in the
+ * slot after the newest's. */
+typedef struct flight {
+    app_chunk_t c;  /* its read buffer, held until the chunk is finished */
+    size_t m, skip; /* elements, the carried one included; 1 when in[0] is the carried one */
+    uint64_t base;  /* position of in[0] in the file */
+    bool busy;      /* queued (or tried) and not yet finished */
+} flight_t;
+
 /* One chunk on its way through a CPU worker. */
 typedef struct cpu_job {
-    app_chunk_t c;                /* its read buffer, held until done */
-    size_t m, skip, k;            /* elements; 1 when in[0] is the carried one; kept */
-    uint64_t base;                /* position of in[0] in the file */
+    flight_t f;
+    size_t k;                     /* kept */
     unsigned char *kbuf, *jbuf;   /* from the write pipes (--count: the job's scratch) */
     int kslot, jslot;
     app_hostbuf_t fbytes, scratch; /* the flags as bytes; --count's output */
     libscan_status_t ls;
     double t0, t1; /* the select's start and end (app_now) */
-    bool busy, done;
+    bool done;
 } cpu_job_t;
 
 typedef struct cpu_pool {
@@ -64,10 +74,7 @@ typedef struct lane {
     unsigned char *d_in, *d_out, *d_rej, *d_flags;
     size_t *d_num;
     app_hostbuf_t h_num, fbytes; /* pinned: the count, and the flags as bytes */
-    bool busy;                   /* a chunk was queued and not yet finished */
-    app_chunk_t c;               /* its read buffer, held until the upload is done */
-    size_t m, skip;              /* elements uploaded; 1 when in[0] is the carried one */
-    uint64_t base;               /* position of the uploaded in[0] in the file */
+    flight_t f;
     double t_queued;
 } lane_t;
 
@@ -240,7 +247,7 @@ static libscan_status_t select_gpu(const run_t *r, const lane_t *l) {
     const compact_job_t *j = r->job;
     libscan_compact_opts_t o = LIBSCAN_COMPACT_OPTS_INIT;
     o.indices = j->indices;
-    const size_t m = l->m;
+    const size_t m = l->f.m;
     if (j->crit == CRIT_UNIQUE) return libscan_unique(l->d_in, l->d_out, l->d_num, m, j->dtype, &o, l->stream);
     if (j->crit == CRIT_FLAGS)
         return j->partition
@@ -252,15 +259,18 @@ static libscan_status_t select_gpu(const run_t *r, const lane_t *l) {
                : libscan_select_if(l->d_in, l->d_out, l->d_num, m, j->dtype, &j->pred, &o, l->stream);
 }
 
-/* --unique: the previous chunk's last element goes in front of this one, so
- * the first element is compared with it; its own output is dropped. Returns
- * how many were put in front (0 or 1). */
-static size_t put_carry(run_t *r, const app_chunk_t *c) {
+/* Chunk c taken into flight f (held until it is finished). --unique: the
+ * previous chunk's last element goes in front of this one, so the first
+ * element is compared with it; its own output is dropped (f->skip). */
+static void flight_begin(run_t *r, flight_t *f, const app_chunk_t *c) {
     const size_t es = r->es;
-    const size_t skip = r->job->crit == CRIT_UNIQUE && c->index > 0 ? 1 : 0;
-    if (skip) memcpy((unsigned char *)c->data - es, r->carry, es);
+    f->skip = r->job->crit == CRIT_UNIQUE && c->index > 0 ? 1 : 0;
+    if (f->skip) memcpy((unsigned char *)c->data - es, r->carry, es);
     memcpy(r->carry, (unsigned char *)c->data + (c->count - 1) * es, es);
-    return skip;
+    f->c = *c;
+    f->m = c->count + f->skip;
+    f->base = (uint64_t)(c->first - f->skip);
+    f->busy = true;
 }
 
 /* Buffers for what one chunk keeps (kbuf) and rejects (jbuf) from the write
@@ -297,9 +307,9 @@ static void put_out(run_t *r, unsigned char *kept, int kslot, unsigned char *jbu
 
 /* One job's select, on the calling thread. */
 static void cpu_run(const run_t *r, cpu_job_t *jb) {
-    const unsigned char *in = (const unsigned char *)jb->c.data - jb->skip * r->es;
+    const unsigned char *in = (const unsigned char *)jb->f.c.data - jb->f.skip * r->es;
     jb->t0 = app_now();
-    jb->ls = select_cpu(r, in, jb->fbytes.p, jb->kbuf, jb->jbuf, jb->m, &jb->k);
+    jb->ls = select_cpu(r, in, jb->fbytes.p, jb->kbuf, jb->jbuf, jb->f.m, &jb->k);
     jb->t1 = app_now();
 }
 
@@ -341,12 +351,8 @@ static int cpu_pool_start(run_t *r) {
 static int cpu_queue(run_t *r, size_t i, app_chunk_t *c) {
     cpu_pool_t *p = &r->pool;
     cpu_job_t *jb = &p->job[i % (size_t)p->njobs];
-    jb->c = *c;
-    jb->busy = true;
+    flight_begin(r, &jb->f, c);
     jb->done = false;
-    jb->skip = put_carry(r, c);
-    jb->m = c->count + jb->skip;
-    jb->base = (uint64_t)(c->first - jb->skip);
     jb->k = 0;
     jb->ls = LIBSCAN_SUCCESS;
     jb->kbuf = jb->jbuf = NULL;
@@ -382,8 +388,8 @@ static int cpu_finish(run_t *r, app_rpipe_t *rp, cpu_job_t *jb, bool discard) {
     }
     while (!jb->done) pthread_cond_wait(&p->finished, &p->mu);
     pthread_mutex_unlock(&p->mu);
-    jb->busy = false;
-    app_rpipe_release(rp, &jb->c);
+    jb->f.busy = false;
+    app_rpipe_release(rp, &jb->f.c);
     if (!jb->kbuf && !jb->jbuf) return APP_EXIT_OK; /* failed before it was queued */
     app_span_add(&r->comp, jb->t0, jb->t1);
     if (discard || jb->ls != LIBSCAN_SUCCESS) {
@@ -392,7 +398,8 @@ static int cpu_finish(run_t *r, app_rpipe_t *rp, cpu_job_t *jb, bool discard) {
         return discard ? APP_EXIT_OK : fail_lib(r, jb->ls);
     }
     /* The carried element's output (always kept) was written too: dropped. */
-    put_out(r, jb->kbuf + jb->skip * r->out_size, jb->kslot, jb->jbuf, jb->jslot, jb->m, jb->k, jb->skip, jb->base);
+    const flight_t *f = &jb->f;
+    put_out(r, jb->kbuf + f->skip * r->out_size, jb->kslot, jb->jbuf, jb->jslot, f->m, jb->k, f->skip, f->base);
     return APP_EXIT_OK;
 }
 
@@ -415,19 +422,14 @@ static void cpu_pool_stop(run_t *r) {
 /* Queues chunk c on lane l: upload, select, and the count's download, all
  * on the lane's stream; nothing waits here. c is held until gpu_finish. */
 static int gpu_queue(run_t *r, lane_t *l, app_chunk_t *c) {
-    const size_t skip = put_carry(r, c);
-    l->c = *c;
-    l->busy = true;
-    l->skip = skip;
-    l->m = c->count + skip;
-    l->base = (uint64_t)(c->first - skip);
+    flight_begin(r, &l->f, c);
     l->t_queued = app_now();
     int rc;
     if (r->fsrc && (rc = read_flags(r, c, l->fbytes.p)) != APP_EXIT_OK) return rc;
-    const unsigned char *in = (const unsigned char *)c->data - skip * r->es;
-    cudaError_t e = cudaMemcpyAsync(l->d_in, in, l->m * r->es, cudaMemcpyHostToDevice, l->stream);
+    const unsigned char *in = (const unsigned char *)c->data - l->f.skip * r->es;
+    cudaError_t e = cudaMemcpyAsync(l->d_in, in, l->f.m * r->es, cudaMemcpyHostToDevice, l->stream);
     if (e == cudaSuccess && r->fsrc)
-        e = cudaMemcpyAsync(l->d_flags, l->fbytes.p, l->m, cudaMemcpyHostToDevice, l->stream);
+        e = cudaMemcpyAsync(l->d_flags, l->fbytes.p, l->f.m, cudaMemcpyHostToDevice, l->stream);
     if (e != cudaSuccess) return fail_cuda(r, "uploading a chunk", e);
     libscan_status_t ls = select_gpu(r, l);
     if (ls != LIBSCAN_SUCCESS) return fail_lib(r, ls);
@@ -436,15 +438,18 @@ static int gpu_queue(run_t *r, lane_t *l, app_chunk_t *c) {
 }
 
 /* Waits for lane l's chunk, gives its read buffer back, downloads what it
- * kept (and rejected) and queues that for writing. Lanes are finished in
- * the order their chunks were queued, so the output stays in order. */
-static int gpu_finish(run_t *r, app_rpipe_t *rp, lane_t *l) {
+ * kept (and rejected) and queues that for writing (or, after an error
+ * elsewhere, only gives the buffer back: the readers may wait for it).
+ * Lanes are finished in the order their chunks were queued, so the output
+ * stays in order. */
+static int gpu_finish(run_t *r, app_rpipe_t *rp, lane_t *l, bool discard) {
     const compact_job_t *j = r->job;
-    const size_t os = r->out_size, m = l->m, skip = l->skip;
-    l->busy = false;
+    const size_t os = r->out_size, m = l->f.m, skip = l->f.skip;
+    l->f.busy = false;
     cudaError_t e = cudaStreamSynchronize(l->stream);
     const double t1 = app_now();
-    app_rpipe_release(rp, &l->c);
+    app_rpipe_release(rp, &l->f.c);
+    if (discard) return APP_EXIT_OK;
     /* A chunk's upload and select run back to back on its lane's stream,
        unseen by the host: both stages get the lane's queue-to-count
        window (the windows of different chunks overlap). */
@@ -467,20 +472,18 @@ static int gpu_finish(run_t *r, app_rpipe_t *rp, lane_t *l) {
         app_wpipe_submit(r->jpipe, jslot, NULL, 0);
         return fail_cuda(r, "downloading a chunk", e);
     }
-    put_out(r, kbuf, kslot, jbuf, jslot, m, k, skip, l->base);
+    put_out(r, kbuf, kslot, jbuf, jslot, m, k, skip, l->f.base);
     return APP_EXIT_OK;
 }
 
-/* After an error: every lane's chunk waited for and its buffer given back
- * (the readers may be waiting for it), nothing more written. */
-static void gpu_drain(run_t *r, app_rpipe_t *rp) {
-    for (int i = 0; i < LANES; ++i) {
-        lane_t *l = &r->lane[i];
-        if (!l->busy) continue;
-        l->busy = false;
-        (void)cudaStreamSynchronize(l->stream);
-        app_rpipe_release(rp, &l->c);
+/* Finishes the chunk in flight in `slot` (a lane or a CPU job), if any. */
+static int finish(run_t *r, app_rpipe_t *rp, size_t slot, bool discard) {
+    if (r->job->gpu) {
+        lane_t *l = &r->lane[slot];
+        return l->f.busy ? gpu_finish(r, rp, l, discard) : APP_EXIT_OK;
     }
+    cpu_job_t *jb = &r->pool.job[slot];
+    return jb->f.busy ? cpu_finish(r, rp, jb, discard) : APP_EXIT_OK;
 }
 
 /* ---- the end: header, rejected ones, commit ---------------------------------------------- */
@@ -577,15 +580,14 @@ int compact_stream_run(const compact_job_t *job, app_src_t *src, app_src_t *fsrc
     }
     app_timing_span(tm, "setup", t_setup, app_now());
 
-    /* GPU: chunk i goes to lane i % LANES once that lane's chunk i - LANES
-       is finished, so up to LANES chunks are in flight. The lane is finished
-       before the next chunk is asked for: its read buffer may be the one
-       the readers wait for. */
-    for (size_t i = 0;; ++i) {
-        lane_t *l = &r.lane[i % LANES];
-        if (job->gpu && l->busy && (rc = gpu_finish(&r, rp, l)) != APP_EXIT_OK) break;
-        cpu_job_t *jb = job->gpu ? NULL : &r.pool.job[i % (size_t)r.pool.njobs];
-        if (jb && jb->busy && (rc = cpu_finish(&r, rp, jb, false)) != APP_EXIT_OK) break;
+    /* Chunk i goes to slot i % slots (flight_t) once that slot's chunk
+       i - slots is finished: up to LANES chunks in flight on the GPU, one
+       per CPU job. The slot is finished before the next chunk is asked
+       for: its read buffer may be the one the readers wait for. */
+    const size_t slots = job->gpu ? LANES : (size_t)r.pool.njobs;
+    size_t i = 0;
+    for (;; ++i) {
+        if ((rc = finish(&r, rp, i % slots, false)) != APP_EXIT_OK) break;
         app_chunk_t c;
         st = app_rpipe_next(rp, &c, r.err, sizeof r.err);
         if (st != ARR_OK) {
@@ -593,26 +595,14 @@ int compact_stream_run(const compact_job_t *job, app_src_t *src, app_src_t *fsrc
             break;
         }
         if (!c.data) break;
-        rc = job->gpu ? gpu_queue(&r, l, &c) : cpu_queue(&r, i, &c);
+        rc = job->gpu ? gpu_queue(&r, &r.lane[i % slots], &c) : cpu_queue(&r, i, &c);
         if (rc != APP_EXIT_OK) break;
         app_progress_update(&prog, c.first + c.count);
     }
-    /* The chunks still in flight, oldest first. */
-    for (size_t i = 0; job->gpu && rc == APP_EXIT_OK && i < LANES; ++i) {
-        size_t oldest = 0;
-        for (int k = 1; k < LANES; ++k)
-            if (r.lane[k].busy && (!r.lane[oldest].busy || r.lane[k].c.index < r.lane[oldest].c.index)) oldest = k;
-        if (r.lane[oldest].busy) rc = gpu_finish(&r, rp, &r.lane[oldest]);
-    }
-    if (job->gpu) gpu_drain(&r, rp);
-    /* CPU: the jobs still in flight, oldest first (by chunk index); after an
-       error their output is dropped. */
-    for (;;) {
-        cpu_job_t *oldest = NULL;
-        for (int k = 0; k < r.pool.njobs; ++k)
-            if (r.pool.job[k].busy && (!oldest || r.pool.job[k].c.index < oldest->c.index)) oldest = &r.pool.job[k];
-        if (!oldest) break;
-        const int rk = cpu_finish(&r, rp, oldest, rc != APP_EXIT_OK);
+    /* The chunks still in flight, oldest first: the slots after i's, round
+       to i's own. After an error their output is dropped. */
+    for (size_t k = 1; k <= slots; ++k) {
+        const int rk = finish(&r, rp, (i + k) % slots, rc != APP_EXIT_OK);
         if (rc == APP_EXIT_OK) rc = rk;
     }
     const app_span_t rd = app_rpipe_span(rp);
