@@ -109,7 +109,7 @@ void app_gpu_warm_start(app_device_t requested);
  * driver's default is 8, and every queue costs time at the start and at the
  * exit: on the H200 machine the context took 100-125 ms to create and
  * 60-68 ms to destroy with 8, 50-65 ms and 24-30 ms with 1
- * (bench/results/2026-11-28-h200-*: initbench). More streams than queues
+ * (bench/results/2026-11-28-h200-465a813/probes.md). More streams than queues
  * still work, only their work may then wait for each other's. Call before
  * app_gpu_warm_start() and before any thread is started (it calls setenv).
  * Main thread only. */

@@ -7,7 +7,7 @@
  *    memory (below), faulted in and then registered (cudaHostRegister):
  *    40 MiB of staging buffers cost 1-3 ms to register on the H200 machine,
  *    against 15-29 ms from cudaHostAlloc, which pins and clears page by page
- *    (bench/results/2026-11-28-h200-*: pinbench). Smaller buffers come
+ *    (bench/results/2026-11-28-h200-465a813/probes.md). Smaller buffers come
  *    from cudaHostAlloc. Either way only a few staging buffers of some MiB
  *    are pinned, never a whole file.
  *  - plain: anonymous memory advised to use transparent huge pages, for
