@@ -7,7 +7,9 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- which precision ------------------------------------------------------------ */
 
@@ -50,9 +52,7 @@ blur_precision_t blur_precision_for(const blur_pixels_t *img, int threads) {
 static double transfer(double v, int linear) { return linear ? img_srgb_to_linear(v) : v; }
 
 int blur_luts_init(blur_luts_t *l, int bits, blur_precision_t precision, int linear, char *err, size_t errlen) {
-    l->decode = NULL;
-    l->split = NULL;
-    l->index = NULL;
+    memset(l, 0, sizeof *l);
     if ((bits != 8 && bits != 16) || (unsigned)precision > BLUR_P37) {
         snprintf(err, errlen, "pixel conversion: %d-bit samples or precision %d not supported", bits, (int)precision);
         return -1;
@@ -79,6 +79,16 @@ int blur_luts_init(blur_luts_t *l, int bits, blur_precision_t precision, int lin
         while (k < max && l->split[k] <= at) ++k;
         l->index[b] = (uint16_t)k;
     }
+    if (bits == 8 && precision == BLUR_P12) {
+        const uint64_t one12 = blur_format(BLUR_P12).one;
+        if (!(l->code8 = malloc(one12 + 1))) {
+            blur_luts_free(l);
+            snprintf(err, errlen, "out of memory for the pixel conversion tables");
+            return -1;
+        }
+        for (uint64_t q = 0; q <= one12; ++q)
+            l->code8[q] = (uint8_t)blur_encode(l->split, l->index, q, one12, 1.0 / (double)one12);
+    }
     return 0;
 }
 
@@ -86,9 +96,8 @@ void blur_luts_free(blur_luts_t *l) {
     free(l->decode);
     free(l->split);
     free(l->index);
-    l->decode = NULL;
-    l->split = NULL;
-    l->index = NULL;
+    free(l->code8);
+    memset(l, 0, sizeof *l);
 }
 
 /* ---- whole images ------------------------------------------------------------------ */
@@ -99,11 +108,27 @@ typedef struct image_ctx {
     void *fixed;
 } image_ctx_t;
 
+/* 8-bit samples without alpha in BLUR_P12 (every opaque 8-bit photograph):
+ * blur_pixel_to_fixed is decode[] of each sample, and blur_pixel_from_fixed
+ * code8[] of each (q clamped to one, as blur_encode does), so the rows are
+ * one lookup a sample instead of a pixel's generic loads and stores. */
+static bool opaque8(const image_ctx_t *c) {
+    return c->l->bits == 8 && c->l->precision == BLUR_P12 && c->l->code8 && !blur_has_alpha(c->px->channels);
+}
+
 static void to_fixed_rows(void *p, size_t y0, size_t y1) {
     const image_ctx_t *c = (const image_ctx_t *)p;
     const int C = c->px->channels, bits = c->l->bits, in_bytes = bits / 8;
     const blur_format_t f = blur_format(c->l->precision);
     const size_t W = c->px->width;
+    if (opaque8(c)) {
+        const size_t first = y0 * W * (size_t)C, n = (y1 - y0) * W * (size_t)C;
+        const uint8_t *in = (const uint8_t *)c->px->data + first;
+        uint16_t *out = (uint16_t *)c->fixed + first;
+        const uint64_t *decode = c->l->decode;
+        for (size_t i = 0; i < n; ++i) out[i] = (uint16_t)decode[in[i]];
+        return;
+    }
     for (size_t i = y0 * W; i < y1 * W; ++i) {
         uint32_t in[4];
         uint64_t out[4];
@@ -118,6 +143,15 @@ static void from_fixed_rows(void *p, size_t y0, size_t y1) {
     const int C = c->px->channels, bits = c->l->bits, out_bytes = bits / 8;
     const blur_format_t f = blur_format(c->l->precision);
     const size_t W = c->px->width;
+    if (opaque8(c)) {
+        const size_t first = y0 * W * (size_t)C, n = (y1 - y0) * W * (size_t)C;
+        const uint16_t *in = (const uint16_t *)c->fixed + first;
+        uint8_t *out = (uint8_t *)c->px->data + first;
+        const uint8_t *code8 = c->l->code8;
+        const uint16_t one = (uint16_t)f.one;
+        for (size_t i = 0; i < n; ++i) out[i] = code8[in[i] < one ? in[i] : one];
+        return;
+    }
     for (size_t i = y0 * W; i < y1 * W; ++i) {
         uint64_t in[4];
         uint32_t out[4];

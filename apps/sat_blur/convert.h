@@ -74,11 +74,17 @@ typedef struct blur_luts {
     uint64_t *decode;           /* 2^bits entries */
     uint32_t *split;            /* 2^bits - 1 entries */
     uint16_t *index;            /* BLUR_INDEX_LEN entries */
+    /* 8-bit samples in BLUR_P12, the common photograph, only (else NULL):
+     * code8[q] = blur_encode(split, index, q, one, 1 / one) for every
+     * q <= one = 4095, the colour of an opaque pixel, so that the host turns
+     * such an image back with one lookup a sample (convert.c). */
+    uint8_t *code8;
 } blur_luts_t;
 
 /* Fills the tables for `bits`-bit samples (8 or 16) in `precision`; linear:
  * 1 = sRGB decode, 0 = the encoded values scaled. Returns 0, or -1 with a
- * reason in err (bad argument, out of memory; *l is then empty). */
+ * reason in err (bad argument, out of memory; *l is then empty). Whatever
+ * it returns, blur_luts_free may follow. */
 int blur_luts_init(blur_luts_t *l, int bits, blur_precision_t precision, int linear, char *err, size_t errlen);
 void blur_luts_free(blur_luts_t *l);
 

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now_s(void) {
@@ -27,8 +28,7 @@ static int job_ok(const blur_image_job_t *j) {
 }
 
 int blur_plan_init(const blur_image_job_t *job, blur_plan_t *plan, char *err, size_t errlen) {
-    plan->luts.decode = NULL;
-    plan->luts.split = NULL;
+    memset(&plan->luts, 0, sizeof plan->luts);
     plan->radius_lut = NULL;
     plan->radius_lut_len = 0;
     if (!job_ok(job)) {

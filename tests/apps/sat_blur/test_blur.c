@@ -274,6 +274,20 @@ static void cpu_conversion_tables(void **state) {
                     if (l.index[b] != lo) TFAIL("index[%zu] = %u, want %u", b, l.index[b], lo);
                 }
                 assert_int_equal(l.index[BLUR_INDEX_LEN - 1], max);
+                /* code8: 8-bit in BLUR_P12 only; each entry the count of
+                   splits at or below floor(q * 2^27 / one), by walking */
+                if (bits == 8 && p == BLUR_P12) {
+                    assert_non_null(l.code8);
+                    const uint64_t one12 = blur_format(BLUR_P12).one;
+                    for (uint64_t q = 0; q <= one12; ++q) {
+                        const uint64_t u = (q << BLUR_SPLIT_BITS) / one12;
+                        uint32_t want = 0;
+                        while (want < max && l.split[want] <= u) ++want;
+                        if (l.code8[q] != want) TFAIL("code8[%llu] = %u, want %u (linear %d)", (unsigned long long)q, l.code8[q], want, linear);
+                    }
+                } else {
+                    assert_null(l.code8);
+                }
                 blur_luts_free(&l);
             }
     blur_luts_t l;
@@ -286,6 +300,55 @@ static void cpu_conversion_tables(void **state) {
     assert_int_equal(blur_encode(l.split, l.index, 1000, 999, 1.0 / 999), 255);
     assert_int_equal(blur_encode(l.split, l.index, 0, 999, 1.0 / 999), 0);
     blur_luts_free(&l);
+}
+
+/* The whole-image conversions (convert.c, with its one-lookup rows for
+ * opaque 8-bit images) against the per-pixel functions, for every channel
+ * count and precision that 8-bit images get, colours above one included. */
+static void cpu_image_conversions(void **state) {
+    (void)state;
+    rng_t r;
+    rng_init(&r, "image_conversions", 0);
+    char err[128];
+    const size_t W = 37, H = 11;
+    for (int C = 1; C <= 4; ++C)
+        for (int p = BLUR_P12; p <= BLUR_P30; ++p) {
+            blur_luts_t l;
+            assert_int_equal(blur_luts_init(&l, 8, (blur_precision_t)p, 1, err, sizeof err), 0);
+            const blur_format_t f = blur_format((blur_precision_t)p);
+            blur_pixels_t in = random_pixels(&r, 8, C, W, H), out = random_pixels(&r, 8, C, W, H);
+            if (p == BLUR_P12 && blur_has_alpha(C)) /* P12 images have alpha 0 or 255 only */
+                for (size_t i = 0; i < W * H; ++i) ((uint8_t *)in.data)[i * (size_t)C + (size_t)C - 1] = rng_below(&r, 2) ? 255 : 0;
+            const size_t n = W * H * (size_t)C;
+            void *fixed = xmalloc(n * (size_t)f.sample_bytes);
+            blur_image_to_fixed(&l, &in, fixed, 3);
+            for (size_t i = 0; i < W * H; ++i) {
+                uint32_t px[4];
+                uint64_t want[4];
+                for (int k = 0; k < C; ++k) px[k] = ((const uint8_t *)in.data)[i * (size_t)C + (size_t)k];
+                blur_pixel_to_fixed(l.decode, 8, f.one, C, px, want);
+                for (int k = 0; k < C; ++k)
+                    if (blur_load(fixed, i * (size_t)C + (size_t)k, f.sample_bytes) != want[k])
+                        TFAIL("to fixed: pixel %zu sample %d (C %d, precision %d)", i, k, C, p);
+            }
+            /* Blurred samples may exceed what any file sample maps to: up
+               to one and beyond it (clamped), alpha anywhere. */
+            for (size_t i = 0; i < n; ++i) blur_store(fixed, i, f.sample_bytes, rng_below(&r, f.one + 3));
+            blur_image_from_fixed(&l, fixed, &out, 3);
+            for (size_t i = 0; i < W * H; ++i) {
+                uint64_t q[4];
+                uint32_t want[4];
+                for (int k = 0; k < C; ++k) q[k] = blur_load(fixed, i * (size_t)C + (size_t)k, f.sample_bytes);
+                blur_pixel_from_fixed(l.split, l.index, 8, f.one, C, q, want);
+                for (int k = 0; k < C; ++k)
+                    if (((const uint8_t *)out.data)[i * (size_t)C + (size_t)k] != want[k])
+                        TFAIL("from fixed: pixel %zu sample %d (C %d, precision %d)", i, k, C, p);
+            }
+            free(fixed);
+            free(in.data);
+            free(out.data);
+            blur_luts_free(&l);
+        }
 }
 
 /* blur_div_floor against exact division, at the edges of its contract and
@@ -857,6 +920,7 @@ int main(void) {
         cmocka_unit_test(cpu_parallel_rows),
         cmocka_unit_test(cpu_precision_choice),
         cmocka_unit_test(cpu_conversion_tables),
+        cmocka_unit_test(cpu_image_conversions),
         cmocka_unit_test(cpu_division_and_encode),
         cmocka_unit_test(cpu_roundtrip_8bit_every_alpha),
         cmocka_unit_test(cpu_roundtrip_16bit_sweep),
