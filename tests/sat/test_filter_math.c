@@ -87,7 +87,7 @@ static void cpu_box_sums_and_means(void **state) {
                 }
     /* Means over a clamped box: radius 1 at the corner (0, 0) covers 2 x 2 pixels. */
     uint64_t m[4];
-    libscan__sat_box_means((const unsigned char *)tab, W * C * 4, C, 0, NULL, 0, W, H, 0, 0, 1, m);
+    libscan__sat_box_means((const unsigned char *)tab, W * C * 4, C, 0, NULL, 0, W, H, 0, 0, 1, m, NULL);
     for (int c = 0; c < C; ++c) {
         const uint64_t sum = (uint64_t)img[0][0][c] + img[0][1][c] + img[1][0][c] + img[1][1][c];
         assert_int_equal(m[c], (sum << 16) / 4);
@@ -150,7 +150,7 @@ static void cpu_wide_box_sums_and_means(void **state) {
     for (int y = 0; y < 3; ++y)
         for (int x = 0; x < 3; ++x) ftab[y][x][0] = top * (uint64_t)((x + 1) * (y + 1));
     uint64_t out[4];
-    libscan__sat_filter_pixel((const unsigned char *)ftab, 3 * 8, 1, 1, NULL, 0, 3, 3, 1, 1, 256 + 128, out);
+    libscan__sat_filter_pixel((const unsigned char *)ftab, 3 * 8, 1, 1, NULL, 0, 3, 3, 1, 1, 256 + 128, out, NULL);
     assert_true(out[0] == top);
 }
 

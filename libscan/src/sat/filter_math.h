@@ -103,12 +103,32 @@ SAT_HD uint64_t libscan__sat_mean_q16(uint64_t sum, uint64_t b, double inv) {
     return (q << 16) + libscan__sat_div_floor((sum - q * b) << 16, b, inv);
 }
 
+/* 1.0 / w, remembered for the last w asked: along a row most boxes have the
+ * weight of their neighbour (the same clamped area), and the host's
+ * division costs more than the rest of a box. The same double either way,
+ * so a cache changes no output bit. NULL: no cache (the GPU's threads each
+ * do one pixel). */
+typedef struct libscan__sat_inv {
+    uint64_t w;
+    double inv;
+} libscan__sat_inv_t;
+
+SAT_HD double libscan__sat_inverse(uint64_t w, libscan__sat_inv_t *cache) {
+    if (!cache) return 1.0 / (double)w;
+    if (cache->w != w) {
+        cache->w = w;
+        cache->inv = 1.0 / (double)w;
+    }
+    return cache->inv;
+}
+
 /* 16.16 fixed-point means of the box of half-width R around (x, y), clamped
  * to the image: m[c] = floor(sum_c * 65536 / weight), weight = the weight
  * table's box sum or the clamped area (m = 0 if the weight is 0). `wide`:
- * t is a uint64 table, else a uint32 one. */
+ * t is a uint64 table, else a uint32 one. cache: libscan__sat_inverse's. */
 SAT_HD void libscan__sat_box_means(const unsigned char *t, size_t pitch, int channels, int wide, const unsigned char *wt,
-                           size_t wpitch, size_t width, size_t height, size_t x, size_t y, size_t R, uint64_t m[4]) {
+                           size_t wpitch, size_t width, size_t height, size_t x, size_t y, size_t R, uint64_t m[4],
+                           libscan__sat_inv_t *cache) {
     const long long x0 = (long long)(x >= R ? x - R : 0), y0 = (long long)(y >= R ? y - R : 0);
     const long long x1 = (long long)(x + R < width ? x + R : width - 1);
     const long long y1 = (long long)(y + R < height ? y + R : height - 1);
@@ -124,7 +144,7 @@ SAT_HD void libscan__sat_box_means(const unsigned char *t, size_t pitch, int cha
         for (int c = 0; c < channels; ++c) m[c] = 0u;
         return;
     }
-    const double inv = 1.0 / (double)weight;
+    const double inv = libscan__sat_inverse(weight, cache);
     if (wide) {
         uint64_t s[4];
         libscan__sat_u64_box(t, pitch, channels, x0, y0, x1, y1, s);
@@ -139,15 +159,18 @@ SAT_HD void libscan__sat_box_means(const unsigned char *t, size_t pitch, int cha
 /* The filtered pixel (x, y) for radius r_q8 (8.8 fixed point): the two
  * nearest boxes' means blended by the fraction and rounded half up. With
  * means below 2^40 (every mean of a wide table the filter accepts) the blend
- * stays below 2^64. */
+ * stays below 2^64. cache: NULL, or two libscan__sat_inverse caches (the
+ * inner box's and the outer's). */
 SAT_HD void libscan__sat_filter_pixel(const unsigned char *t, size_t pitch, int channels, int wide,
                               const unsigned char *wt, size_t wpitch, size_t width, size_t height, size_t x, size_t y,
-                              unsigned r_q8, uint64_t out[4]) {
+                              unsigned r_q8, uint64_t out[4], libscan__sat_inv_t *cache) {
     const size_t R = r_q8 >> 8;
     const uint64_t f = r_q8 & 255u;
     uint64_t m0[4] = {0, 0, 0, 0}, m1[4] = {0, 0, 0, 0};
-    libscan__sat_box_means(t, pitch, channels, wide, wt, wpitch, width, height, x, y, R, m0);
-    if (f) libscan__sat_box_means(t, pitch, channels, wide, wt, wpitch, width, height, x, y, R + 1, m1);
+    libscan__sat_box_means(t, pitch, channels, wide, wt, wpitch, width, height, x, y, R, m0, cache);
+    if (f)
+        libscan__sat_box_means(t, pitch, channels, wide, wt, wpitch, width, height, x, y, R + 1, m1,
+                               cache ? cache + 1 : NULL);
     for (int c = 0; c < channels; ++c) {
         const uint64_t blend = (256u - f) * m0[c] + f * m1[c];
         out[c] = (blend + (1u << 23)) >> 24;

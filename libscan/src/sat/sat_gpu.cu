@@ -78,7 +78,7 @@ __global__ void filter_kernel(const unsigned char *__restrict__ t, size_t pitch,
     for (size_t y = (size_t)blockIdx.y * blockDim.y + threadIdx.y; y < height; y += (size_t)gridDim.y * blockDim.y) {
         const unsigned r = radius ? __ldg(reinterpret_cast<const uint16_t *>(radius + y * rpitch) + x) : uniform_q8;
         uint64_t v[4];
-        libscan__sat_filter_pixel(t, pitch, C, Wide, wt, wpitch, width, height, x, y, r, v);
+        libscan__sat_filter_pixel(t, pitch, C, Wide, wt, wpitch, width, height, x, y, r, v, NULL);
         for (int c = 0; c < C; ++c) libscan__sat_store(out + y * opitch, x * C + c, out_bytes, v[c]);
     }
 }
