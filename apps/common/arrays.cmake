@@ -11,6 +11,7 @@ add_library(app_common STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/npy.c
   ${CMAKE_CURRENT_SOURCE_DIR}/text_values.c
   ${CMAKE_CURRENT_SOURCE_DIR}/array_io.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/bulk_mem.c
   ${CMAKE_CURRENT_SOURCE_DIR}/host_mem.c
   ${CMAKE_CURRENT_SOURCE_DIR}/par_io.c
   ${CMAKE_CURRENT_SOURCE_DIR}/stream_src.c

@@ -1,15 +1,15 @@
-/* host_mem.c -- pinned staging buffers and huge-page bulk buffers (host_mem.h). */
+/* host_mem.c -- pinned staging buffers and bulk buffers (host_mem.h). */
 #define _GNU_SOURCE /* MADV_HUGEPAGE */
 #include "common/host_mem.h"
+#include "common/bulk_mem.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <cuda_runtime_api.h>
 
-enum { HOW_NONE = 0, HOW_MMAP = 1, HOW_PINNED = 2, HOW_MMAP_REGISTERED = 3 };
-
-#define HUGE_PAGE ((size_t)2 << 20)
+enum { HOW_NONE = 0, HOW_BULK = 1, HOW_PINNED = 2, HOW_BULK_REGISTERED = 3 };
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels say EINVAL */
@@ -19,26 +19,13 @@ enum { HOW_NONE = 0, HOW_MMAP = 1, HOW_PINNED = 2, HOW_MMAP_REGISTERED = 3 };
  * registered (host_mem.h says why); smaller ones, cudaHostAlloc's. */
 #define PIN_BY_REGISTER_MIN ((size_t)1 << 20)
 
-/* Anonymous memory of whole huge pages for `bytes`, advised to use them;
- * NULL when none. */
-static void *map_bulk(size_t bytes, size_t *len) {
-    /* Rounded up to whole huge pages, so the last one can be a huge page too. */
-    if (bytes > SIZE_MAX - HUGE_PAGE) return NULL;
-    *len = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    void *p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-    /* Advice only: where huge pages are off, 4 KiB pages it is. */
-    if (*len >= HUGE_PAGE) (void)madvise(p, *len, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
-/* Faults every page of [p, p + len) in, writable, so that registering
- * finds them present: a 4 KiB page touched where the kernel refuses the
- * advice (before Linux 5.14). */
-static void populate(unsigned char *p, size_t len) {
-    if (madvise(p, len, MADV_POPULATE_WRITE) == 0) return;
+/* Faults every page of [p, p + len) in, writable (the whole pages around
+ * it: madvise wants them), so that registering finds them present; each
+ * 4 KiB page touched where the kernel refuses the advice (before Linux
+ * 5.14). */
+static void populate(void *p, size_t len) {
+    const uintptr_t a = (uintptr_t)p / 4096 * 4096, e = ((uintptr_t)p + len + 4095) / 4096 * 4096;
+    if (madvise((void *)a, e - a, MADV_POPULATE_WRITE) == 0) return;
     for (size_t i = 0; i < len; i += 4096) ((volatile unsigned char *)p)[i] = 0;
 }
 
@@ -55,14 +42,13 @@ int app_hostbuf_alloc(app_hostbuf_t *b, size_t bytes, bool pinned) {
         }
         (void)cudaGetLastError(); /* the failure must not stick to later calls */
     }
-    size_t len;
-    void *p = map_bulk(bytes, &len);
+    void *p = app_bulk_alloc(bytes);
     if (!p) return -1;
     b->p = p;
     b->bytes = bytes;
-    b->how = HOW_MMAP;
+    b->how = HOW_BULK;
     if (pinned && bytes >= PIN_BY_REGISTER_MIN) {
-        populate(p, len);
+        populate(p, bytes);
         (void)app_hostbuf_register(b); /* without it, only slower */
     }
     return 0;
@@ -70,17 +56,17 @@ int app_hostbuf_alloc(app_hostbuf_t *b, size_t bytes, bool pinned) {
 
 bool app_hostbuf_register(app_hostbuf_t *b) {
     if (!b || !b->p) return false;
-    if (b->how != HOW_MMAP) return b->how == HOW_PINNED || b->how == HOW_MMAP_REGISTERED;
+    if (b->how != HOW_BULK) return b->how == HOW_PINNED || b->how == HOW_BULK_REGISTERED;
     if (cudaHostRegister(b->p, b->bytes, cudaHostRegisterDefault) != cudaSuccess) {
         (void)cudaGetLastError(); /* the failure must not stick to later calls */
         return false;
     }
-    b->how = HOW_MMAP_REGISTERED;
+    b->how = HOW_BULK_REGISTERED;
     return true;
 }
 
 bool app_hostbuf_pinned(const app_hostbuf_t *b) {
-    return b && (b->how == HOW_PINNED || b->how == HOW_MMAP_REGISTERED);
+    return b && (b->how == HOW_PINNED || b->how == HOW_BULK_REGISTERED);
 }
 
 void app_hostbuf_free(app_hostbuf_t *b) {
@@ -89,11 +75,11 @@ void app_hostbuf_free(app_hostbuf_t *b) {
         (void)cudaFreeHost(b->p);
         (void)cudaGetLastError();
     } else {
-        if (b->how == HOW_MMAP_REGISTERED) {
+        if (b->how == HOW_BULK_REGISTERED) {
             (void)cudaHostUnregister(b->p);
             (void)cudaGetLastError();
         }
-        (void)munmap(b->p, (b->bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
+        free(b->p);
     }
     memset(b, 0, sizeof *b);
 }

@@ -10,7 +10,7 @@
  *    (bench/results/2026-11-28-h200-465a813/probes.md). Smaller buffers come
  *    from cudaHostAlloc. Either way only a few staging buffers of some MiB
  *    are pinned, never a whole file.
- *  - plain: anonymous memory advised to use transparent huge pages, for
+ *  - plain: bulk_mem.h's memory, advised to use transparent huge pages, for
  *    whole arrays on the CPU path: the first touch of a fresh 4 KiB page is
  *    a fault and a clear, which for a 1 GiB array costs more than the read
  *    from the page cache itself; 2 MiB pages cut the faults 512-fold.

@@ -23,22 +23,6 @@ void img__err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-void *img__alloc_bulk(size_t bytes)
-{
-    enum { HUGE = 2 << 20 };
-    void *p = NULL;
-    if (bytes < HUGE)
-        return malloc(bytes ? bytes : 1);
-    if (posix_memalign(&p, HUGE, bytes) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    /* Advice only (where huge pages are off, 4 KiB pages it is), on the
-       whole huge pages inside the block. */
-    (void)madvise(p, bytes / HUGE * HUGE, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
 int img__little_endian(void)
 {
     const uint16_t one = 1;

@@ -16,13 +16,6 @@ void img__err(char *err, size_t errlen, const char *fmt, ...) __attribute__((for
  * from PNG's big-endian order. */
 int img__little_endian(void);
 
-/* malloc for a block of image size (pixels, inflated data; free() releases
- * it): from 2 MiB up, aligned to and advised to use 2 MiB pages. The first
- * touch of each 4 KiB page of a fresh block is a fault that costs more than
- * writing the page: faults were 40% of decoding a 4K PNG once the filters
- * went fast (issue #22). */
-void *img__alloc_bulk(size_t bytes);
-
 /* Sample i (an index into the interleaved samples) of *img as 8 bits: an
  * 8-bit sample as it is, a 16-bit one rounded, (v * 255 + 32767) / 65535,
  * for the 8-bit formats (JPEG, BMP, TGA). */

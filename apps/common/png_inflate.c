@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "png_inflate.h"
 #include "image_private.h"
+#include "common/bulk_mem.h"
 
 #include <libdeflate.h>
 
@@ -147,7 +148,7 @@ png_inflate_t *png_inflate_open(FILE *f, uint64_t max_pixels)
     if (!s)
         return NULL;
     const size_t size = (size_t)st.st_size;
-    s->map = (uint8_t *)img__alloc_bulk(size);
+    s->map = (uint8_t *)app_bulk_alloc(size);
     s->map_len = size;
     if (!s->map) {
         free(s);
@@ -227,7 +228,7 @@ png_inflate_t *png_inflate_open(FILE *f, uint64_t max_pixels)
         }
         z = gathered;
     }
-    s->data = (uint8_t *)img__alloc_bulk((size_t)expected);
+    s->data = (uint8_t *)app_bulk_alloc((size_t)expected);
     d = libdeflate_alloc_decompressor();
     if (!s->data || !d)
         goto decline;

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "common/image_io.h"
 #include "image_private.h"
+#include "common/bulk_mem.h"
 #include "common/cli.h"
 #include "png_inflate.h"
 #include "png_unfilter.h"
@@ -262,7 +263,7 @@ int img_read_png(const char *path, uint64_t max_pixels, img_t *out, char *err, s
         c.own_msg = 1;
         png_longjmp(png, 1);
     }
-    c.pixels = (unsigned char *)img__alloc_bulk(rowbytes * (size_t)h);
+    c.pixels = (unsigned char *)app_bulk_alloc(rowbytes * (size_t)h);
     c.rows = (png_bytep *)malloc(sizeof(png_bytep) * (size_t)h);
     if (!c.pixels || !c.rows) {
         snprintf(c.msg, sizeof c.msg, "out of memory for a %lux%lu image", (unsigned long)w, (unsigned long)h);
