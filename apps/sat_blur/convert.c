@@ -108,13 +108,12 @@ typedef struct image_ctx {
     void *fixed;
 } image_ctx_t;
 
-/* 8-bit samples without alpha in BLUR_P12 (every opaque 8-bit photograph):
- * blur_pixel_to_fixed is decode[] of each sample, and blur_pixel_from_fixed
- * code8[] of each (q clamped to one, as blur_encode does), so the rows are
- * one lookup a sample instead of a pixel's generic loads and stores. */
-static bool opaque8(const image_ctx_t *c) {
-    return c->l->bits == 8 && c->l->precision == BLUR_P12 && c->l->code8 && !blur_has_alpha(c->px->channels);
-}
+/* 8-bit samples without alpha in BLUR_P12 (every opaque 8-bit photograph;
+ * code8 exists for 8-bit BLUR_P12 tables only): blur_pixel_to_fixed is
+ * decode[] of each sample, and blur_pixel_from_fixed code8[] of each (q
+ * clamped to one, as blur_encode does), so the rows are one lookup a sample
+ * instead of a pixel's generic loads and stores. */
+static bool opaque8(const image_ctx_t *c) { return c->l->code8 && !blur_has_alpha(c->px->channels); }
 
 static void to_fixed_rows(void *p, size_t y0, size_t y1) {
     const image_ctx_t *c = (const image_ctx_t *)p;
