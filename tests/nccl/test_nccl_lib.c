@@ -136,6 +136,9 @@ static void *scan_rank(job_t *j) {
         j->status = LIBSCAN_ERROR_CUDA;
         return NULL;
     }
+    /* cudaMemcpy from pageable memory may return before the copy lands, and
+       the rank's stream does not wait for the legacy stream: settle it. */
+    if (cudaDeviceSynchronize() != cudaSuccess) j->status = LIBSCAN_ERROR_CUDA;
     if (s->caller_temp) {
         size_t tb = 0;
         (void)libscan_nccl_scan_temp_bytes(n, j->w->n, s->dtype, &tb);
@@ -228,6 +231,9 @@ static void *sort_rank(job_t *j) {
     ok = ok && cudaMemcpy(ki, s->keys + s->start[r] * ks, n * ks, cudaMemcpyHostToDevice) == cudaSuccess;
     ok = ok && (!vb || cudaMemcpy(vi, s->vals + s->start[r] * vb, n * vb, cudaMemcpyHostToDevice) == cudaSuccess);
     ok = ok && cudaMemset(ko, 0xA5, cap * ks + 8) == cudaSuccess && (!vb || cudaMemset(vo, 0xA5, cap * vb + 8) == cudaSuccess);
+    /* The legacy stream's copies and memsets (cudaMemset returns before it
+       runs) land before the sort runs on the rank's own stream. */
+    ok = ok && cudaDeviceSynchronize() == cudaSuccess;
     libscan_nccl_sort_opts_t o = LIBSCAN_NCCL_SORT_OPTS_INIT;
     o.descending = s->descending;
     if (ok && s->caller_temp) {

@@ -2,7 +2,8 @@
 // (libscan/src/nccl/nccl_merge.h), run on the host (label cpu: no GPU, no
 // NCCL): the merge path and each thread's sequential merge, over every
 // thread start the kernel uses (outputs in steps of ITEMS = 1, 3 and 8, as
-// the kernel's threads take them), for run lengths 0, 1, around ITEMS and
+// the kernel's threads take them), whole and cut into tiles at paths as the
+// kernel cuts them, for run lengths 0, 1, around ITEMS and
 // thousands, keys with few distinct values (many ties across the runs), and
 // a descending key map. Expected: std::stable_sort of the concatenation by
 // the mapped key (A before B on ties), values following their keys.
@@ -64,6 +65,31 @@ void check(size_t na, size_t nb, unsigned distinct, size_t items, const Map &map
             TFAIL("merge na=%zu nb=%zu distinct=%u items=%zu: output %zu differs (value %llu, expected %llu)", na, nb,
                   distinct, items, i, (unsigned long long)vout[i], (unsigned long long)vsrc[want[i]]);
     if (vout[na + nb] != ~uint64_t(0)) TFAIL("merge na=%zu nb=%zu: wrote past the end", na, nb);
+    // the kernel's tiles: paths at every tile's edge (merge_parts), then
+    // each tile's slices merged on their own by threads of ITEMS outputs
+    // walking them (merge_tiles), values fetched from where the key came
+    for (size_t tile : {items, items * 5, size_t(2048)}) {
+        std::vector<K> tout(na + nb + 1, K(0x5A));
+        std::vector<uint64_t> tvout(na + nb + 1, ~uint64_t(0));
+        const K *a = src.data(), *b = src.data() + na;
+        for (size_t d0 = 0; d0 < na + nb; d0 += tile) {
+            const size_t d1 = std::min(d0 + tile, na + nb);
+            const size_t a0 = libscan::nccl_merge::path(a, na, b, nb, d0, map);
+            const size_t a1 = libscan::nccl_merge::path(a, na, b, nb, d1, map);
+            const size_t b0 = d0 - a0, b1 = d1 - a1;
+            for (size_t t0 = 0; t0 < d1 - d0; t0 += items)
+                libscan::nccl_merge::merge_walk(a + a0, a1 - a0, b + b0, b1 - b0, t0, items, map,
+                                                [&](size_t d, bool from_a, size_t k) {
+                                                    tout[d0 + d] = from_a ? a[a0 + k] : b[b0 + k];
+                                                    tvout[d0 + d] = from_a ? vsrc[a0 + k] : vsrc[na + b0 + k];
+                                                });
+        }
+        for (size_t i = 0; i < na + nb; ++i)
+            if (tout[i] != src[want[i]] || tvout[i] != vsrc[want[i]])
+                TFAIL("tiled merge na=%zu nb=%zu distinct=%u items=%zu tile=%zu: output %zu differs", na, nb, distinct,
+                      items, tile, i);
+        if (tvout[na + nb] != ~uint64_t(0)) TFAIL("tiled merge na=%zu nb=%zu: wrote past the end", na, nb);
+    }
     // keys only (no values)
     std::vector<K> out2(na + nb + 1, K(0x5A));
     for (size_t d0 = 0; d0 < na + nb; d0 += items)

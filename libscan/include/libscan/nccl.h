@@ -100,7 +100,8 @@ LIBSCAN_API libscan_status_t libscan_nccl_scan_temp_bytes(size_t count, int nran
  * element each: ncclAllGather), the carry T_0 (+) ... (+) T_{r-1} is folded
  * left to right on the device, and the shard is scanned once with that carry
  * as libscan's device carry-in (opts.d_init of libscan.h). So the shard is
- * read twice and written once, and nothing waits on the host.
+ * read twice and written once, and nothing waits on the host. With one
+ * rank there is no carry: the shard is scanned once, as libscan.h does.
  * Association: a float sum on rank r is the carry above combined with
  * libscan_inclusive_scan's association of the shard: fixed by the counts.
  *
@@ -188,12 +189,13 @@ LIBSCAN_API size_t libscan_nccl_sort_capacity(size_t total, int nranks);
  * samples are all-gathered and every rank picks the same nranks - 1
  * splitters; binary searches cut each sorted shard at the splitters; the
  * ranks all-gather their send counts and capacities; one ncclSend/ncclRecv
- * group moves every piece (the rank's own piece by a device copy); each rank
- * merges the sorted runs it received, in rounds of stable pairwise merges
+ * group moves every piece; each rank merges the sorted runs it received and
+ * its own piece (read where it is), in rounds of stable pairwise merges
  * (earlier ranks first on ties). The environment variable
  * LIBSCAN_NCCL_MERGE=0 (read at every call) sorts them again with
- * libscan_sort instead, as also happens with more than 64 runs; the result
- * is the same.
+ * libscan_sort instead (the own piece copied in by the device), as also
+ * happens with more than 64 runs; the result is the same. With one rank
+ * the shard is sorted straight into the outputs, as libscan_sort does.
  *
  * Load balance. Splitters are triples, not keys, so the shares are even
  * whatever the keys: all equal, two distinct, one rank holding everything

@@ -52,13 +52,25 @@ cudaError_t libscan__nccl_samples(const void *d_sorted, size_t count, const libs
 cudaError_t libscan__nccl_bounds(const void *d_sorted, size_t count, const libscan__nccl_keys_t *k,
                                  const uint64_t *d_keys, int nkeys, uint64_t *d_bounds, cudaStream_t stream);
 
-/* Merges nruns (1..64) sorted runs lying back to back from element 0 of the
- * buffer set keys[0]/vals[0] (run i: lens[i] keys, values of value_bytes 0,
- * 4 or 8 alongside; vals NULL for 0) into one stable sorted run, by rounds
- * of pairwise merges of adjacent runs (nccl_merge.h) between set 0 and set 1.
- * *result = the set that holds it: ceil(log2(nruns)) rounds, odd: 1. */
-cudaError_t libscan__nccl_merge_runs(const libscan__nccl_keys_t *k, size_t value_bytes, void *keys[2], void *vals[2],
-                                     const uint64_t *lens, int nruns, int *result, cudaStream_t stream);
+/* Merges nruns (1..64) sorted runs (run i: lens[i] keys, values of
+ * value_bytes 0, 4 or 8 alongside; vals and first_vals NULL for 0) into one
+ * stable sorted run, by rounds of pairwise merges of adjacent runs
+ * (nccl_merge.h) between the buffer sets keys[0]/vals[0] and
+ * keys[1]/vals[1]: the first round reads run i at first_keys[i] (and
+ * first_vals[i]) and writes the merged runs back to back into set 1, each
+ * later round reads the set the round before wrote. *result = the set that
+ * holds the result: ceil(log2(nruns)) rounds, odd: 1 (one run: nothing is
+ * moved, *result = 0, the run stays where first_keys[0] says). d_parts:
+ * libscan__nccl_merge_parts(largest pair) words of device memory. */
+cudaError_t libscan__nccl_merge_runs(const libscan__nccl_keys_t *k, size_t value_bytes, const void *const *first_keys,
+                                     const void *const *first_vals, void *keys[2], void *vals[2],
+                                     const uint64_t *lens, int nruns, uint64_t *d_parts, int *result,
+                                     cudaStream_t stream);
+
+/* The merge's tile (outputs per block) and the words of d_parts that merging
+ * runs of `total` keys in all takes: a path at every tile's edge. */
+#define LIBSCAN__NCCL_MERGE_TILE 2048
+static inline size_t libscan__nccl_merge_parts(size_t total) { return total / LIBSCAN__NCCL_MERGE_TILE + 2; }
 
 /* The NCCL type of a scan dtype (ncclNumTypes for none). */
 ncclDataType_t libscan__nccl_type(libscan_dtype_t dtype);

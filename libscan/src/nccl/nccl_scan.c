@@ -57,17 +57,19 @@ static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t
     scan_ctx_t *s = ctx;
     const scan_layout_t l = layout(s->count, s->nranks, s->dtype);
     char *t = temp;
-    cudaError_t e = libscan__nccl_reduce(s->in, s->count, s->dtype, s->op, t + l.partials, t + l.total, stream);
-    if (e != cudaSuccess) return e;
-    s->status = libscan__nccl_status(
-        ncclAllGather(t + l.total, t + l.totals, 1, libscan__nccl_type(s->dtype), s->comm, stream));
-    if (s->status != LIBSCAN_SUCCESS) return cudaSuccess;
-    e = libscan__nccl_carry(t + l.totals, s->rank, s->dtype, s->op, t + l.carry, stream);
-    if (e != cudaSuccess) return e;
     libscan_scan_opts_t o = LIBSCAN_SCAN_OPTS_INIT;
-    o.d_init = t + l.carry;
     o.d_temp = l.bytes > l.scan ? t + l.scan : NULL;
     o.temp_bytes = l.bytes > l.scan ? temp_bytes - l.scan : 0;
+    if (s->nranks > 1) { /* one rank has no carry: no reduce, no gather */
+        cudaError_t e = libscan__nccl_reduce(s->in, s->count, s->dtype, s->op, t + l.partials, t + l.total, stream);
+        if (e != cudaSuccess) return e;
+        s->status = libscan__nccl_status(
+            ncclAllGather(t + l.total, t + l.totals, 1, libscan__nccl_type(s->dtype), s->comm, stream));
+        if (s->status != LIBSCAN_SUCCESS) return cudaSuccess;
+        e = libscan__nccl_carry(t + l.totals, s->rank, s->dtype, s->op, t + l.carry, stream);
+        if (e != cudaSuccess) return e;
+        o.d_init = t + l.carry;
+    }
     s->status = s->exclusive ? libscan_exclusive_scan(s->in, s->out, s->count, s->dtype, s->op, &o, stream)
                              : libscan_inclusive_scan(s->in, s->out, s->count, s->dtype, s->op, &o, stream);
     return cudaSuccess;

@@ -5,14 +5,16 @@
  *
  * Temp, in LIBSCAN_TEMP_ALIGNMENT slices:
  *   small   the sample block sent (header + samples) and all ranks' blocks,
- *           the splitter keys, their bounds, the count row sent and all rows;
+ *           the splitter keys, their bounds, the count row sent and all rows,
+ *           the merge's tile edges;
  *   A       this rank's shard sorted (count keys, count values), kept until
  *           the exchange has read it;
  *   R       first libscan_sort()'s temp for the shard (out of place), then,
  *           once A is sent, the alternate buffers (capacity keys and values)
  *           and the temp of the double-buffer sort of what was received.
- * The received runs land in the caller's outputs directly and are sorted
- * there with R's alternate buffers: no receive buffer of its own. */
+ * The received runs land in the caller's outputs (or R's alternate buffers)
+ * directly and are merged from there and from A (this rank's own piece is
+ * never copied when merging): no receive buffer of its own. */
 #include <stdlib.h>
 #include <string.h>
 #include "core/entry.h"
@@ -21,7 +23,7 @@
 #include "sort/sort_cpu_internal.h" /* libscan__key_map: sort.h's order on the host */
 
 typedef struct sort_layout {
-    size_t hdr_send, hdr_all, split, bounds, row_send, rows_all; /* small */
+    size_t hdr_send, hdr_all, split, bounds, row_send, rows_all, parts; /* small */
     size_t a_keys, a_vals, r, r_alt_vals, r_db_temp, bytes;
 } sort_layout_t;
 
@@ -43,6 +45,8 @@ static sort_layout_t layout(size_t count, size_t capacity, int nranks, libscan_d
     at += libscan__nccl_slice((n + 1) * w);
     l.rows_all = at;
     at += libscan__nccl_slice(n * (n + 1) * w);
+    l.parts = at;
+    at += libscan__nccl_slice(libscan__nccl_merge_parts(capacity) * w);
     l.a_keys = at;
     at += libscan__nccl_slice(count * ks);
     l.a_vals = at;
@@ -103,9 +107,11 @@ static libscan_status_t gather_u64(sort_ctx_t *s, const void *send, void *recv, 
 /* The exchange: the piece for rank q of the sorted shard (from cut[q], cnt
  * keys) goes to q, q's piece for this rank lands at recv_off[q] of ok/ov
  * (the outputs, or the alternate buffers when the merge rounds end in the
- * outputs that way); this rank's own piece is a device copy. */
+ * outputs that way); this rank's own piece is a device copy when copy_own
+ * (the merge reads it where it is instead). */
 static cudaError_t exchange(sort_ctx_t *s, const char *a_keys, const char *a_vals, const uint64_t *cut,
-                            const uint64_t *rows, const uint64_t *recv_off, char *ok, char *ov, cudaStream_t stream) {
+                            const uint64_t *rows, const uint64_t *recv_off, char *ok, char *ov, int copy_own,
+                            cudaStream_t stream) {
     const size_t ks = libscan_dtype_size(s->key), vb = s->vb, stride = (size_t)s->nranks + 1;
     if (ncclGroupStart() != ncclSuccess) goto nccl_failed;
     for (int q = 0; q < s->nranks; ++q) {
@@ -128,7 +134,7 @@ static cudaError_t exchange(sort_ctx_t *s, const char *a_keys, const char *a_val
     if (ncclGroupEnd() != ncclSuccess) goto nccl_failed;
     {
         const int r = s->rank;
-        const size_t own = (size_t)(cut[r + 1] - cut[r]);
+        const size_t own = copy_own ? (size_t)(cut[r + 1] - cut[r]) : 0;
         cudaError_t e = cudaSuccess;
         if (own) e = cudaMemcpyAsync(ok + recv_off[r] * ks, a_keys + cut[r] * ks, own * ks,
                                      cudaMemcpyDeviceToDevice, stream);
@@ -206,6 +212,13 @@ static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t
     (void)libscan_sort_temp_bytes(s->count, s->key, s->vb, LIBSCAN_SORT_OUT_OF_PLACE, &local);
     o.d_temp = local ? t + l.r : NULL;
     o.temp_bytes = local ? temp_bytes - l.r : 0;
+    if (N == 1) { /* one rank: nothing to exchange, the shard is sorted straight into the outputs */
+        *s->out_count = s->count;
+        s->status = s->count > s->capacity ? LIBSCAN_ERROR_CAPACITY
+                                           : libscan_sort(s->keys_in, s->keys_out, s->vals_in, s->vals_out, s->count,
+                                                          s->key, s->vb, &o, stream);
+        goto done;
+    }
     char *a_keys = t + l.a_keys, *a_vals = s->vb ? t + l.a_vals : NULL;
     s->status = libscan_sort(s->keys_in, a_keys, s->vals_in, a_vals, s->count, s->key, s->vb, &o, stream);
     if (s->status != LIBSCAN_SUCCESS) goto done;
@@ -291,14 +304,22 @@ static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t
     while (merge && (1 << rounds) < runs) ++rounds;
     char *alt_keys = t + l.r, *alt_vals = s->vb ? t + l.r + l.r_alt_vals : NULL;
     char *rk = (rounds & 1) ? alt_keys : s->keys_out, *rv = (rounds & 1) ? alt_vals : s->vals_out;
-    if ((e = exchange(s, a_keys, a_vals, cut, rows, recv_off, rk, rv, stream)) != cudaSuccess ||
+    if ((e = exchange(s, a_keys, a_vals, cut, rows, recv_off, rk, rv, !merge, stream)) != cudaSuccess ||
         s->status != LIBSCAN_SUCCESS)
         goto done;
     if (merge) {
         void *keys[2] = {rk, rk == alt_keys ? s->keys_out : alt_keys};
         void *vals[2] = {rv, rv == alt_vals ? s->vals_out : alt_vals};
+        const void *first_keys[64], *first_vals[64];
+        for (int q = 0, i = 0; q < N; ++q) {
+            if (!rows[(size_t)q * stride + 1 + (size_t)me]) continue;
+            const int own = q == me;
+            first_keys[i] = own ? a_keys + cut[me] * ks : rk + recv_off[q] * ks;
+            first_vals[i++] = !s->vb ? NULL : own ? a_vals + cut[me] * s->vb : rv + recv_off[q] * s->vb;
+        }
         int result = 0;
-        e = libscan__nccl_merge_runs(&kmap, s->vb, keys, s->vb ? vals : NULL, lens, runs, &result, stream);
+        e = libscan__nccl_merge_runs(&kmap, s->vb, first_keys, s->vb ? first_vals : NULL, keys, s->vb ? vals : NULL,
+                                     lens, runs, (uint64_t *)(t + l.parts), &result, stream);
         /* The rounds' parity chose the receive buffers so that keys[result] is
          * the outputs; a copy only if that ever changed. */
         if (e == cudaSuccess && keys[result] != s->keys_out) {
