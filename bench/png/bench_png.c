@@ -2,8 +2,10 @@
  * the programs used it before issue #22, in one run. See --help. */
 #define _POSIX_C_SOURCE 200809L
 #include "common/image_io.h"
+#include "common/png_unfilter.h"
 
 #include <png.h>
+#include <zlib.h>
 
 #include <errno.h>
 #include <setjmp.h>
@@ -16,6 +18,7 @@
 
 static const char kHelp[] =
     "Usage: bench_png [--runs N] [--levels L,...] [--threads T,...] [--photo] IMAGE.png...\n"
+    "       bench_png --unfilter [--runs N] [--threads T,...] [--blocks B,...] IMAGE.png...\n"
     "\n"
     "For each image: the PNG writer before issue #22 (libpng, zlib level 6,\n"
     "adaptive Sub/Up/Average filters, one thread) against img_write at each\n"
@@ -31,6 +34,11 @@ static const char kHelp[] =
     "            same with an alpha ramp (RGBA). For the rendered sample scene\n"
     "            at 4K (make_scene --scale 4) this gives a 5.7 MB RGB PNG at\n"
     "            level 6, like a 4K photograph.\n"
+    "  --unfilter  only png_unfilter (the reader's row filters undone) on\n"
+    "            each image's inflated data, at each thread count (default: 1,\n"
+    "            2, 4, 8 and 0 = its automatic choice) and block size in bytes\n"
+    "            (default: 0 = its automatic choice); every output compared\n"
+    "            with one thread's. Non-interlaced, 8 or 16 bits, no palette.\n"
     "Output: a markdown table on stdout.\n";
 
 static double now(void)
@@ -271,6 +279,99 @@ static void bench_image(const cfg_t *c, const char *name, const img_t *img)
     unlink(path);
 }
 
+/* ---- png_unfilter alone ------------------------------------------------------ */
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The file's IDAT stream inflated (zlib): h rows of a filter-type byte and
+ * *rowbytes bytes. Dies on anything png_unfilter would not get. */
+static uint8_t *inflated_rows(const char *path, size_t *h, size_t *rowbytes, unsigned *bpp)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        die("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    const long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *file = (uint8_t *)malloc((size_t)len), *idat = (uint8_t *)malloc((size_t)len);
+    if (len < 33 || !file || !idat || fread(file, 1, (size_t)len, f) != (size_t)len)
+        die("cannot read %s", path);
+    fclose(f);
+    const uint8_t *ihdr = file + 16;
+    static const int channels[7] = {1, 0, 3, 0, 2, 0, 4};
+    if (ihdr[9] > 6 || !channels[ihdr[9]] || (ihdr[8] != 8 && ihdr[8] != 16) || ihdr[12] != 0)
+        die("%s: --unfilter needs a non-interlaced 8/16-bit PNG without a palette", path);
+    *bpp = (unsigned)channels[ihdr[9]] * ihdr[8] / 8u;
+    *rowbytes = (size_t)be32(ihdr) * *bpp;
+    *h = be32(ihdr + 4);
+    size_t n = 0;
+    for (long at = 8; at + 12 <= len;) {
+        const uint32_t clen = be32(file + at);
+        if (at + 12 + (long)clen > len)
+            break;
+        if (!memcmp(file + at + 4, "IDAT", 4)) {
+            memcpy(idat + n, file + at + 8, clen);
+            n += clen;
+        }
+        at += 12 + (long)clen;
+    }
+    uLongf out_len = (uLongf)(*h * (*rowbytes + 1));
+    uint8_t *rows = (uint8_t *)malloc(out_len);
+    if (!rows || uncompress(rows, &out_len, idat, (uLong)n) != Z_OK || out_len != *h * (*rowbytes + 1))
+        die("%s: the image data does not inflate to its size", path);
+    free(file);
+    free(idat);
+    return rows;
+}
+
+static void bench_unfilter(const cfg_t *c, const char *path, const size_t *blocks, int nblocks)
+{
+    size_t h, rowbytes;
+    unsigned bpp;
+    uint8_t *rows = inflated_rows(path, &h, &rowbytes, &bpp);
+    int types[5] = {0};
+    for (size_t y = 0; y < h; ++y)
+        types[rows[y * (rowbytes + 1)] % 5]++;
+    const size_t n = h * rowbytes;
+    uint8_t *want = (uint8_t *)malloc(n), *got = (uint8_t *)malloc(n);
+    if (!want || !got || png_unfilter_ex(rows, h, rowbytes, bpp, bpp % 2 == 0 && bpp > 1, 1, 0, want) != 0)
+        die("%s: png_unfilter failed", path);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    double t[64], one = 0;
+    for (int bi = 0; bi < nblocks; ++bi)
+        for (int ti = 0; ti < c->nthreads; ++ti) {
+            const unsigned th = (unsigned)c->threads[ti];
+            for (int r = -1; r < c->runs; ++r) {
+                memset(got, 0, n); /* faulted in and cold for every run alike */
+                const double t0 = now();
+                png_unfilter_ex(rows, h, rowbytes, bpp, bpp % 2 == 0 && bpp > 1, th, blocks[bi], got);
+                const double dt = now() - t0;
+                if (r >= 0)
+                    t[r] = dt;
+            }
+            if (memcmp(got, want, n) != 0)
+                die("%s: the threaded bytes differ from one thread's", path);
+            const double med = median(t, c->runs);
+            if (ti == 0 && bi == 0)
+                one = med;
+            char tl[32];
+            if (th == 0)
+                snprintf(tl, sizeof tl, "auto (%u)", png_unfilter_threads(h, rowbytes));
+            else
+                snprintf(tl, sizeof tl, "%u", th);
+            printf("| %s %zux%zu bpp %u (types 0-4: %d %d %d %d %d) | %s | %zu | %.2f | %.2f | %.2f |\n", base,
+                   rowbytes / bpp, h, bpp, types[0], types[1], types[2], types[3], types[4], tl, blocks[bi],
+                   med * 1e3, (double)n / 1e6 / med / 1e3, one / med);
+        }
+    free(rows);
+    free(want);
+    free(got);
+}
+
 /* A photograph-like image from a render: +-1 of noise per sample (sum of
  * two uniform draws, deterministic), optionally an alpha ramp. */
 static void photo(const img_t *src, int alpha, img_t *out)
@@ -320,7 +421,8 @@ static int parse_list(const char *s, int *out, int cap, int lo, int hi)
 int main(int argc, char **argv)
 {
     cfg_t c = {.runs = 5, .levels = {0, 6}, .nlevels = 2, .threads = {1, 2, 0}, .nthreads = 3};
-    int photo_mode = 0, first = argc;
+    int photo_mode = 0, unfilter_mode = 0, first = argc, nblocks = 1, threads_given = 0;
+    size_t blocks[16] = {0};
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(kHelp, stdout);
@@ -335,6 +437,15 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             if ((c.nthreads = parse_list(argv[++i], c.threads, 16, 0, 256)) <= 0)
                 die("--threads %s: want values in 0..256 (0: one per CPU)", argv[i]);
+            threads_given = 1;
+        } else if (!strcmp(argv[i], "--blocks") && i + 1 < argc) {
+            int b[16];
+            if ((nblocks = parse_list(argv[++i], b, 16, 0, 1 << 24)) <= 0)
+                die("--blocks %s: want values in 0..16777216 (0: automatic)", argv[i]);
+            for (int k = 0; k < nblocks; ++k)
+                blocks[k] = (size_t)b[k];
+        } else if (!strcmp(argv[i], "--unfilter")) {
+            unfilter_mode = 1;
         } else if (!strcmp(argv[i], "--photo")) {
             photo_mode = 1;
         } else if (argv[i][0] == '-') {
@@ -346,6 +457,21 @@ int main(int argc, char **argv)
     }
     if (first == argc)
         die("%s", "no image given (see --help)");
+    if (unfilter_mode) {
+        if (!threads_given) {
+            static const int dflt[5] = {1, 2, 4, 8, 0};
+            memcpy(c.threads, dflt, sizeof dflt);
+            c.nthreads = 5;
+        }
+        printf("## png_unfilter, %ld online CPUs, median of %d runs\n\n", sysconf(_SC_NPROCESSORS_ONLN), c.runs);
+        printf("| image | threads | block (0 = auto) | ms | GB/s | speed-up vs the first row |\n");
+        printf("| --- | --- | --- | --- | --- | --- |\n");
+        for (int i = first; i < argc; ++i) {
+            bench_unfilter(&c, argv[i], blocks, nblocks);
+            fflush(stdout);
+        }
+        return 0;
+    }
     char dir[] = "/tmp/bench_png.XXXXXX";
     if (!mkdtemp(dir))
         die("cannot make a folder in %s", "/tmp");

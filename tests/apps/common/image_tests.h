@@ -1,7 +1,8 @@
 /* image_tests.h -- the cmocka tests of the test_image_io suite, spread over
  * test_image_io.c (reading, scene), test_image_write.c (writing),
  * test_png_codec.c (the PNG encoder's parts, every level, the reader's fast
- * path) and test_image_srgb.c (sRGB and float conversions); main() is in
+ * path), test_png_unfilter.c (the row filters undone, on threads) and
+ * test_image_srgb.c (sRGB and float conversions); main() is in
  * test_image_io.c. */
 #ifndef LIBSCAN_TEST_IMAGE_TESTS_H
 #define LIBSCAN_TEST_IMAGE_TESTS_H
@@ -31,6 +32,13 @@ void test_write_png_wide(void **state);
 void test_write_png_bad_options(void **state);
 void test_read_fast_path(void **state);
 void test_read_fast_path_every_kind(void **state);
+
+/* test_png_unfilter.c */
+void test_png_unfilter_threads_match_spec(void **state);
+void test_png_unfilter_tall_narrow(void **state);
+void test_png_unfilter_large(void **state);
+void test_png_unfilter_bad_type(void **state);
+void test_png_unfilter_thread_rule(void **state);
 
 /* test_image_srgb.c */
 void test_srgb_known_points(void **state);
