@@ -11,6 +11,12 @@
  *     flight);
  *   - the GPU thread blurs frames strictly in list order, skipping those
  *     whose decode failed.
+ * The workers start decoding before the device is chosen: the main thread
+ * then joins the GPU probe (app_choose_device), whose context creation took
+ * a third of a second that the first decodes now fill. Until then a decoded
+ * frame waits; on the CPU device the waiting frames are queued for the CPU
+ * blur in list order, on the GPU device the GPU thread starts; a refusal
+ * drops every frame unwritten.
  * No step waits for a later frame and every frame in flight has a step that
  * some thread will take, so the batch always finishes. */
 #define _GNU_SOURCE /* sched_getaffinity */
@@ -43,6 +49,9 @@ typedef struct batch {
     size_t next_decode, next_gpu, in_flight, max_in_flight, done, written, failed;
     int encoding;
     int worst; /* worst exit status of a failed frame */
+    app_device_t device; /* APP_DEVICE_CPU or _GPU once chosen */
+    bool chosen;         /* device is known */
+    bool dropped;        /* no device: frames are dropped unwritten */
     frame_times_t sum;
     double gpu_idle; /* the GPU thread waiting for the next frame's decode */
     bool noted;      /* an img_write note (nvJPEG not used, why) was printed: once per batch */
@@ -70,7 +79,7 @@ int batch_threads(int *workers, char *err, size_t errlen) {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
     if (n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
-    *workers = n < 1 ? 1 : (n > 1024 ? 1024 : (int)n);
+    *workers = n < 1 ? 1 : (n > BATCH_AUTO_WORKERS ? BATCH_AUTO_WORKERS : (int)n);
     return 0;
 }
 
@@ -124,6 +133,57 @@ static void finish(batch_t *b, size_t i, int rc, const char *err) {
     pthread_cond_broadcast(&b->cv);
 }
 
+/* Frame i ends unwritten and unreported (lock held): the batch has no
+ * device, which the caller reports once. */
+static void drop(batch_t *b, size_t i) {
+    frame_free(&b->frames[i]);
+    b->state[i] = S_DONE;
+    b->in_flight--;
+    b->done++;
+    pthread_cond_broadcast(&b->cv);
+}
+
+/* Frame i is decoded (lock held): it waits for the GPU thread, or joins the
+ * CPU blur queue; it waits as well while the device is not known. */
+static void decoded(batch_t *b, size_t i) {
+    b->state[i] = S_DECODED;
+    if (b->dropped)
+        drop(b, i);
+    else if (b->chosen && b->device == APP_DEVICE_CPU)
+        b->blur_q[b->blur_tail++] = i;
+    pthread_cond_broadcast(&b->cv);
+}
+
+/* No frame will be written (lock held): those not started never will be,
+ * the decoded ones are dropped now, those being decoded when they are. */
+static void drop_all(batch_t *b) {
+    b->dropped = true;
+    b->done += b->list->count - b->next_decode;
+    b->next_decode = b->list->count;
+    for (size_t i = 0; i < b->list->count; ++i)
+        if (b->state[i] == S_DECODED) drop(b, i);
+    pthread_cond_broadcast(&b->cv);
+}
+
+/* The device, chosen on the main thread while the workers decode (lock not
+ * held). Returns app_choose_device's status. */
+static int choose_device(batch_t *b) {
+    app_device_t dev = APP_DEVICE_CPU;
+    const int rc = app_choose_device(b->cfg->prog, b->cfg->device, &dev);
+    pthread_mutex_lock(&b->mu);
+    if (rc != APP_EXIT_OK) {
+        drop_all(b);
+    } else {
+        b->device = dev;
+        b->chosen = true;
+        for (size_t i = 0; dev == APP_DEVICE_CPU && i < b->list->count; ++i)
+            if (b->state[i] == S_DECODED) b->blur_q[b->blur_tail++] = i;
+    }
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    return rc;
+}
+
 /* Frame i is blurred (lock held): on to its encode. */
 static void blurred(batch_t *b, size_t i) {
     b->state[i] = S_BLURRED;
@@ -166,14 +226,12 @@ static void *worker(void *arg) {
             const batch_item_t *it = &b->list->items[i];
             rc = frame_decode(p, it->in, it->depth, b->shared, &b->frames[i], err, sizeof err);
             pthread_mutex_lock(&b->mu);
-            if (rc != APP_EXIT_OK) {
+            if (rc != APP_EXIT_OK && b->dropped) {
+                drop(b, i);
+            } else if (rc != APP_EXIT_OK) {
                 finish(b, i, rc, err);
-            } else if (b->cfg->device == APP_DEVICE_GPU) {
-                b->state[i] = S_DECODED;
-                pthread_cond_broadcast(&b->cv);
             } else {
-                b->state[i] = S_DECODED;
-                b->blur_q[b->blur_tail++] = i;
+                decoded(b, i);
             }
         } else if (b->done == n) {
             break;
@@ -226,7 +284,7 @@ static void print_timing(const batch_t *b, double wall, int workers) {
     app_timing_t tm;
     app_timing_init(&tm, true);
     app_timing_since(&tm, app_now() - wall);
-    const bool gpu = b->cfg->device == APP_DEVICE_GPU;
+    const bool gpu = b->device == APP_DEVICE_GPU;
     app_timing_add(&tm, "decode", b->sum.decode);
     app_timing_add(&tm, "convert", b->sum.convert);
     if (gpu) app_timing_add(&tm, "upload", b->sum.upload);
@@ -285,21 +343,31 @@ int batch_run(const batch_list_t *list, const batch_config_t *cfg) {
     snprintf(b.label, sizeof b.label, "%zu frames", n);
     app_progress_begin(&b.progress, cfg->prog, b.label, n, cfg->quiet);
 
-    /* The GPU thread first: without it no frame could finish. The calling
-     * thread is a worker too, so the batch runs even if no other starts. */
+    /* The workers first, decoding while the device is chosen (the GPU's
+     * context is created meanwhile); then the GPU thread, without which no
+     * frame could finish on the GPU. The calling thread is a worker too, so
+     * the batch runs even if no other starts. */
+    int started = 0;
+    for (int t = 1; t < cfg->workers; ++t)
+        if (pthread_create(&threads[started], NULL, worker, &b) == 0) started++;
+    rc = choose_device(&b);
     pthread_t gpu_thread;
-    const bool gpu = cfg->device == APP_DEVICE_GPU;
-    if (gpu && pthread_create(&gpu_thread, NULL, gpu_stage, &b) != 0) {
-        app_error(cfg->prog, "cannot start the GPU thread");
-        rc = APP_EXIT_INTERNAL;
-    } else {
-        int started = 0;
-        for (int t = 1; t < cfg->workers; ++t)
-            if (pthread_create(&threads[started], NULL, worker, &b) == 0) started++;
-        worker(&b);
-        for (int t = 0; t < started; ++t) pthread_join(threads[t], NULL);
-        if (gpu) pthread_join(gpu_thread, NULL);
-        app_progress_end(&b.progress);
+    bool gpu_started = false;
+    if (rc == APP_EXIT_OK && b.device == APP_DEVICE_GPU) {
+        gpu_started = pthread_create(&gpu_thread, NULL, gpu_stage, &b) == 0;
+        if (!gpu_started) {
+            app_error(cfg->prog, "cannot start the GPU thread");
+            rc = APP_EXIT_INTERNAL;
+            pthread_mutex_lock(&b.mu);
+            drop_all(&b);
+            pthread_mutex_unlock(&b.mu);
+        }
+    }
+    worker(&b);
+    for (int t = 0; t < started; ++t) pthread_join(threads[t], NULL);
+    if (gpu_started) pthread_join(gpu_thread, NULL);
+    app_progress_end(&b.progress);
+    if (rc == APP_EXIT_OK) {
         rc = b.worst;
         if (!cfg->quiet) app_error(cfg->prog, "%zu written, %zu failed", b.written, b.failed);
         if (cfg->timing) print_timing(&b, app_now() - start, started + 1);

@@ -519,11 +519,9 @@ static int run_batch(const options_t *o) {
         batch_list_free(&list);
         return rc;
     }
-    app_device_t dev = APP_DEVICE_CPU;
-    if ((rc = app_choose_device(kProg, o->device, &dev)) == APP_EXIT_OK) {
-        const batch_config_t cfg = {kProg, &p, o->depth, dev, workers, o->quiet, o->timing};
-        rc = batch_run(&list, &cfg);
-    }
+    /* batch_run chooses the device while its workers decode the first frames. */
+    const batch_config_t cfg = {kProg, &p, o->depth, o->device, workers, o->quiet, o->timing};
+    rc = batch_run(&list, &cfg);
     batch_list_free(&list);
     return rc;
 }

@@ -254,6 +254,30 @@ refused "shared depth map unreadable" "nope.png" -- --batch --device cpu --depth
 refused "--focus-at outside the shared depth map" "--focus-at" "40x24" -- --batch --device cpu --depth "$tmp/depth.png" \
     --focus-at 40,0 "$frames" -o "$out"
 
+# --- the device, chosen while the first frames decode ---------------------------------
+# auto: the GPU where one is usable, else the CPU; either way each frame is
+# the bytes single mode writes on the CPU (both devices write the same).
+if [[ $mode == cpu ]]; then
+    fresh "$out"
+    if expect 0 "batch --device auto" -- --batch --device auto --quiet --radius 2 "$frames/f9.png" \
+        "$frames/f10.png" "$frames/F1.png" -o "$out"; then
+        for f in f9.png f10.png F1.png; do same_as_single "batch --device auto: $f" "$out/$f" "$frames/$f" --radius 2; done
+    fi
+    # --device gpu without a usable GPU: one line, status 2, no frame written
+    # although the workers had started decoding
+    png 8 8 2 8 "$tmp/probe.png"
+    if "$prog" --device gpu --quiet --radius 1 "$tmp/probe.png" "$tmp/probe_out.png" 2>/dev/null; then
+        echo "not checked here (a GPU is usable): --batch --device gpu refused without one"
+    else
+        fresh "$out"
+        if expect 2 "batch --device gpu without a GPU" -- --batch --device gpu --radius 2 "$frames/f9.png" \
+            "$frames/f10.png" "$frames/F1.png" -o "$out"; then
+            one_line "batch --device gpu without a GPU" "--device gpu" "no usable GPU"
+            [[ -z $(ls -A "$out") ]] || fail "batch --device gpu without a GPU: left $(ls -A "$out")"
+        fi
+    fi
+fi
+
 # --- frames that fail while the others go through -----------------------------------
 # a frame of another size than the one depth map: exit 1, the rest written
 png 20 10 2 8 "$tmp/other/small.png" 3
