@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kMergeThreads)
     __shared__ uint16_t s_src[kMergeTile]; // where output i came from: < la in A's slice, else B's
     const size_t d0 = size_t(blockIdx.x) * kMergeTile;
     const size_t d1 = d0 + kMergeTile < na + nb ? d0 + kMergeTile : na + nb;
-    const size_t a0 = parts[blockIdx.x], a1 = parts[blockIdx.x + 1], b0 = d0 - a0, b1 = d1 - a1;
+    const size_t a0 = parts[blockIdx.x], a1 = parts[blockIdx.x + 1], b0 = d0 - a0;
     const int la = int(a1 - a0), len = int(d1 - d0);
     for (int i = threadIdx.x; i < len; i += kMergeThreads) s_in[i] = i < la ? a[a0 + i] : b[b0 + size_t(i - la)];
     __syncthreads();
@@ -151,7 +151,6 @@ __global__ void __launch_bounds__(kMergeThreads)
             vdst[d0 + i] = at < la ? va[a0 + at] : vb[b0 + size_t(at - la)];
         }
     }
-    (void)b1;
 }
 
 template <typename K, typename V>
