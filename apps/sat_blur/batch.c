@@ -168,9 +168,15 @@ static void drop_all(batch_t *b) {
 /* The device, chosen on the main thread while the workers decode (lock not
  * held). Returns app_choose_device's status. */
 static int choose_device(batch_t *b) {
+    /* The wait for the probe, without the lock (the workers go on); then the
+       choice under it, after the progress line is erased: its note or
+       refusal goes above that line, not into it (a failed decode may have
+       drawn it meanwhile). */
+    if (b->cfg->device != APP_DEVICE_CPU) (void)app_gpu_usable(NULL, 0);
     app_device_t dev = APP_DEVICE_CPU;
-    const int rc = app_choose_device(b->cfg->prog, b->cfg->device, &dev);
     pthread_mutex_lock(&b->mu);
+    app_progress_end(&b->progress);
+    const int rc = app_choose_device(b->cfg->prog, b->cfg->device, &dev);
     if (rc != APP_EXIT_OK) {
         drop_all(b);
     } else {
