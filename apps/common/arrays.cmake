@@ -16,7 +16,8 @@ add_library(app_common STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/par_io.c
   ${CMAKE_CURRENT_SOURCE_DIR}/stream_src.c
   ${CMAKE_CURRENT_SOURCE_DIR}/stream_sink.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/temp_file.c)
+  ${CMAKE_CURRENT_SOURCE_DIR}/temp_file.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/threads.c)
 target_include_directories(app_common PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/..)
 # app_gpu_usable() probes through the CUDA runtime; the shared one, like the
 # rest of the project, so a program has a single runtime.

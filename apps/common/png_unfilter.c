@@ -1,14 +1,12 @@
 /* png_unfilter.c -- see png_unfilter.h. */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "png_unfilter.h"
+#include "threads.h"
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -254,18 +252,13 @@ static void *worker_main(void *arg)
     }
 }
 
-/* Starts up to n threads with every signal blocked, so that the programs'
-   handlers (cli.h's output clean-up) run on their own threads. Returns how
-   many started. */
+/* Starts up to n threads (threads.h: signals blocked, so that the programs'
+   handlers run on their own threads). Returns how many started. */
 static unsigned start_workers(job_t *j, pthread_t *tids, unsigned n)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
     unsigned started = 0;
-    while (started < n && pthread_create(&tids[started], NULL, worker_main, j) == 0)
+    while (started < n && app_thread_start(&tids[started], worker_main, j) == 0)
         ++started;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return started;
 }
 
@@ -316,27 +309,13 @@ static unsigned env_threads(void)
     return (unsigned)v;
 }
 
-static unsigned usable_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1)
-        n = 1;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        const int mine = CPU_COUNT(&set);
-        if (mine >= 1 && mine < n)
-            n = mine;
-    }
-    return n > 1024 ? 1024u : (unsigned)n;
-}
-
 unsigned png_unfilter_threads(size_t h, size_t rowbytes)
 {
     if (h < 2 || rowbytes < PNG_UNFILTER_MIN_ROW || h * rowbytes < PNG_UNFILTER_MIN_BYTES)
         return 1;
     unsigned n = env_threads();
     if (!n)
-        n = usable_cpus();
+        n = app_usable_cpus();
     if (n > PNG_UNFILTER_AUTO_THREADS)
         n = PNG_UNFILTER_AUTO_THREADS;
     return n;

@@ -1,15 +1,12 @@
 /* rs_threads.c -- see rs_threads.h. */
-#define _GNU_SOURCE /* sched_getaffinity */
 #include "rs_threads.h"
 
-#include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "common/cli.h"
+#include "common/threads.h"
 
 typedef struct loop {
     rs_task_fn fn;
@@ -39,18 +36,6 @@ static void *worker_main(void *arg) {
 
 #define MAX_THREADS 1024
 
-/* pthread_create with every signal blocked in the new thread, so that the
- * program's handlers (which remove its temporary outputs) run on its own
- * threads, as libscan's CPU threads and apps/common's do. */
-static int spawn(pthread_t *th, void *(*fn)(void *), void *arg) {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    const int e = pthread_create(th, NULL, fn, arg);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return e;
-}
-
 void rs_parallel_for(size_t ntasks, unsigned nthreads, rs_task_fn fn, void *ctx) {
     if (ntasks == 0) return;
     if (nthreads > ntasks) nthreads = (unsigned)ntasks;
@@ -62,7 +47,7 @@ void rs_parallel_for(size_t ntasks, unsigned nthreads, rs_task_fn fn, void *ctx)
     for (unsigned i = 1; i < nthreads; ++i) {
         w[started].loop = &l;
         w[started].thread = started + 1; /* dense: a failed create leaves no gap */
-        if (spawn(&th[started], worker_main, &w[started]) != 0) break;
+        if (app_thread_start(&th[started], worker_main, &w[started]) != 0) break;
         ++started;
     }
     run_tasks(&l, 0);
@@ -78,7 +63,7 @@ static void *bg_main(void *arg) {
 void rs_bg_start(rs_bg_t *b, void (*fn)(void *), void *ctx) {
     b->fn = fn;
     b->ctx = ctx;
-    b->running = spawn(&b->th, bg_main, b) == 0;
+    b->running = app_thread_start(&b->th, bg_main, b) == 0;
     if (!b->running) fn(ctx);
 }
 
@@ -100,12 +85,7 @@ int rs_thread_count(unsigned *n, char *err, size_t errlen) {
         *n = (unsigned)v;
         return 0;
     }
-    /* The CPUs this process may run on (taskset, cgroups' cpusets), else
-       the online ones. */
-    long c = -1;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) c = CPU_COUNT(&set);
-    if (c < 1) c = sysconf(_SC_NPROCESSORS_ONLN);
-    *n = c < 1 ? 1 : c > 64 ? 64 : (unsigned)c;
+    const unsigned c = app_usable_cpus(); /* taskset, cgroups' cpusets */
+    *n = c > 64 ? 64 : c;
     return 0;
 }

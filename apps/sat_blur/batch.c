@@ -19,15 +19,15 @@
  * drops every frame unwritten.
  * No step waits for a later frame and every frame in flight has a step that
  * some thread will take, so the batch always finishes. */
-#define _GNU_SOURCE /* sched_getaffinity */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "batch.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "common/threads.h"
 
 /* At most this many outputs are being written at once: each holds a
  * temporary file in out_file.c's table for the signal clean-up, which
@@ -75,11 +75,8 @@ int batch_threads(int *workers, char *err, size_t errlen) {
         *workers = (int)v;
         return 0;
     }
-    long n = 0;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
-    if (n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
-    *workers = n < 1 ? 1 : (n > BATCH_AUTO_WORKERS ? BATCH_AUTO_WORKERS : (int)n);
+    const unsigned n = app_usable_cpus();
+    *workers = n > BATCH_AUTO_WORKERS ? BATCH_AUTO_WORKERS : (int)n;
     return 0;
 }
 
