@@ -287,8 +287,9 @@ static uint32_t be32(const uint8_t *p)
 }
 
 /* The file's IDAT stream inflated (zlib): h rows of a filter-type byte and
- * *rowbytes bytes. Dies on anything png_unfilter would not get. */
-static uint8_t *inflated_rows(const char *path, size_t *h, size_t *rowbytes, unsigned *bpp)
+ * *rowbytes bytes; *swap16 for 16-bit samples (the reader swaps those).
+ * Dies on anything png_unfilter would not get. */
+static uint8_t *inflated_rows(const char *path, size_t *h, size_t *rowbytes, unsigned *bpp, int *swap16)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -305,6 +306,7 @@ static uint8_t *inflated_rows(const char *path, size_t *h, size_t *rowbytes, uns
     if (ihdr[9] > 6 || !channels[ihdr[9]] || (ihdr[8] != 8 && ihdr[8] != 16) || ihdr[12] != 0)
         die("%s: --unfilter needs a non-interlaced 8/16-bit PNG without a palette", path);
     *bpp = (unsigned)channels[ihdr[9]] * ihdr[8] / 8u;
+    *swap16 = ihdr[8] == 16;
     *rowbytes = (size_t)be32(ihdr) * *bpp;
     *h = be32(ihdr + 4);
     size_t n = 0;
@@ -331,13 +333,14 @@ static void bench_unfilter(const cfg_t *c, const char *path, const size_t *block
 {
     size_t h, rowbytes;
     unsigned bpp;
-    uint8_t *rows = inflated_rows(path, &h, &rowbytes, &bpp);
+    int swap16;
+    uint8_t *rows = inflated_rows(path, &h, &rowbytes, &bpp, &swap16);
     int types[5] = {0};
     for (size_t y = 0; y < h; ++y)
         types[rows[y * (rowbytes + 1)] % 5]++;
     const size_t n = h * rowbytes;
     uint8_t *want = (uint8_t *)malloc(n), *got = (uint8_t *)malloc(n);
-    if (!want || !got || png_unfilter_ex(rows, h, rowbytes, bpp, bpp % 2 == 0 && bpp > 1, 1, 0, want) != 0)
+    if (!want || !got || png_unfilter_ex(rows, h, rowbytes, bpp, swap16, 1, 0, want) != 0)
         die("%s: png_unfilter failed", path);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -348,7 +351,7 @@ static void bench_unfilter(const cfg_t *c, const char *path, const size_t *block
             for (int r = -1; r < c->runs; ++r) {
                 memset(got, 0, n); /* faulted in and cold for every run alike */
                 const double t0 = now();
-                png_unfilter_ex(rows, h, rowbytes, bpp, bpp % 2 == 0 && bpp > 1, th, blocks[bi], got);
+                png_unfilter_ex(rows, h, rowbytes, bpp, swap16, th, blocks[bi], got);
                 const double dt = now() - t0;
                 if (r >= 0)
                     t[r] = dt;
