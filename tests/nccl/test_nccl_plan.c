@@ -1,5 +1,6 @@
 /* test_nccl_plan.c -- the host side of libscan_nccl_sort (label cpu: no GPU,
- * no NCCL): sample positions, the cut rule, the receive plan, and the whole
+ * no NCCL): sample positions, the cut rule, the receive plan, the samples'
+ * sort, the aligned receive slots, and the whole
  * partition simulated for 1 to 8 ranks on adversarial keys (all equal, two
  * or sixteen distinct, sorted, reversed, uniform; one rank holding
  * everything, empty ranks, counts that do not divide by the rank count).
@@ -67,6 +68,127 @@ static void test_exchange_plan(void **state) {
     for (int r = 0; r < 3; ++r) {
         assert_int_equal(libscan__np_exchange(t2, 3, r, off, &total, &need), 1);
         assert_true(need == 10);
+    }
+}
+
+/* The splitter choice sorts its samples by merging the runs they hold: the
+ * samples come out in the triple order whatever order they come in (the
+ * ranks' runs, one run, reversed, random with many equal keys), and the
+ * splitters equal those chosen from the same samples qsorted here. */
+static int cmp_triple_ref(const void *a, const void *b) {
+    const libscan__np_triple_t *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static void test_sample_sort(void **state) {
+    (void)state;
+    enum { N = 5, S = 300 };
+    libscan__np_triple_t in[N * S], got[N * S], ref[N * S], sp_got[N], sp_ref[N];
+    const uint64_t counts[N] = {3000, 300, 300, 9000, 300};
+    for (int order = 0; order < 4; ++order) {
+        rng_t r;
+        rng_init(&r, "nccl-plan-samples", (uint64_t)order);
+        for (int q = 0; q < N; ++q) {
+            uint64_t k = 0;
+            for (int j = 0; j < S; ++j) {
+                k += rng_below(&r, 3); /* runs with equal keys across ranks */
+                in[q * S + j] = (libscan__np_triple_t){k, (uint64_t)q, (uint64_t)j * 7};
+            }
+        }
+        if (order == 1) /* reversed */
+            for (int i = 0; i < N * S / 2; ++i) {
+                libscan__np_triple_t t = in[i];
+                in[i] = in[N * S - 1 - i];
+                in[N * S - 1 - i] = t;
+            }
+        if (order == 2) /* shuffled */
+            for (int i = N * S - 1; i > 0; --i) {
+                const int j = (int)rng_below(&r, (uint64_t)i + 1);
+                libscan__np_triple_t t = in[i];
+                in[i] = in[j];
+                in[j] = t;
+            }
+        const size_t n = order == 3 ? 1 : N * S; /* one sample */
+        memcpy(got, in, sizeof in);
+        memcpy(ref, in, sizeof in);
+        qsort(ref, n, sizeof *ref, cmp_triple_ref);
+        libscan__np_pick_splitters(got, n, counts, N, sp_got);
+        for (size_t i = 0; i < n; ++i)
+            if (cmp_triple_ref(&got[i], &ref[i]) != 0) TFAIL("order %d: sample %zu out of order", order, i);
+        memcpy(ref, in, sizeof in);
+        qsort(ref, n, sizeof *ref, cmp_triple_ref);
+        libscan__np_pick_splitters(ref, n, counts, N, sp_ref); /* sorted input: a single run */
+        for (int d = 0; d + 1 < N; ++d)
+            if (cmp_triple_ref(&sp_got[d], &sp_ref[d]) != 0) TFAIL("order %d: splitter %d differs", order, d);
+    }
+}
+
+/* The aligned receive slots: which rank receives into them, and where. */
+static void test_receive_slots(void **state) {
+    (void)state;
+    /* 3 ranks; row q = {capacity, to 0, to 1, to 2} */
+    uint64_t rows[] = {100, 5, 3, 9, /* */ 100, 7, 0, 2, /* */ 100, 1, 4, 6};
+    assert_int_equal(libscan__np_piece_start(rows, 3, 0, 0), 0);
+    assert_int_equal(libscan__np_piece_start(rows, 3, 0, 2), 8);
+    assert_int_equal(libscan__np_piece_start(rows, 3, 2, 1), 1);
+    assert_int_equal(libscan__np_runs(rows, 3, 0), 3);
+    assert_int_equal(libscan__np_runs(rows, 3, 1), 2); /* rank 1 sends itself nothing */
+    const int rounds[] = {0, 0, 1, 2, 2, 3, 3, 3, 3, 4};
+    for (int k = 0; k < 10; ++k) assert_int_equal(libscan__np_rounds(k), rounds[k]);
+    assert_int_equal(libscan__np_rounds(64), 6);
+    assert_int_equal(libscan__np_rounds(65), 7);
+    /* rank 1: two runs, one round: the alternate buffers, always room */
+    assert_int_equal(libscan__np_slotted(rows, 3, 1, 4, 0, 1), 1);
+    assert_int_equal(libscan__np_slotted(rows, 3, 1, 4, 0, 0), 0); /* sorted again: back to back */
+    /* rank 0: three runs, two rounds: the outputs, 13 keys in a capacity of 100 */
+    const size_t slack = libscan__np_slot_slack(3);
+    assert_int_equal(slack, 96);
+    assert_int_equal(libscan__np_slotted(rows, 3, 0, 4, 0, 1), (100 - 13) * 4 >= slack);
+    assert_int_equal(libscan__np_slotted(rows, 3, 0, 1, 0, 1), 0); /* 87 one-byte keys: no room */
+    assert_int_equal(libscan__np_slotted(rows, 3, 0, 4, 1, 1), 0); /* 87 one-byte values: no room */
+    assert_int_equal(libscan__np_slotted(rows, 3, 0, 8, 8, 1), 1);
+    rows[0] = 13; /* capacity == what it receives */
+    assert_int_equal(libscan__np_slotted(rows, 3, 0, 8, 0, 1), 0);
+    /* one run: nothing to merge, received in place */
+    const uint64_t one[] = {10, 0, 0, /* */ 10, 4, 0};
+    assert_int_equal(libscan__np_slotted(one, 2, 0, 4, 0, 1), 0);
+
+    /* Slots of every rank, for element sizes 1 to 8: 16-byte aligned, each
+     * piece's start congruent to its start in the sender modulo 16, in rank
+     * order without overlap, within the pieces' bytes plus the slack. */
+    rng_t r;
+    rng_init(&r, "nccl-plan-slots", 0);
+    for (int trial = 0; trial < 200; ++trial) {
+        const int N = 1 + (int)rng_below(&r, 8);
+        const size_t stride = (size_t)N + 1, es = (size_t)1 << rng_below(&r, 4);
+        uint64_t big[8 * 9], at[8], skip[8];
+        for (int q = 0; q < N; ++q) {
+            big[(size_t)q * stride] = 1000;
+            for (int d = 0; d < N; ++d) big[(size_t)q * stride + 1 + (size_t)d] = rng_below(&r, 4) ? rng_below(&r, 40) : 0;
+        }
+        for (int dst = 0; dst < N; ++dst) {
+            const size_t used = libscan__np_slots(big, N, dst, es, at, skip);
+            size_t end = 0, bytes = 0;
+            for (int src = 0; src < N; ++src) {
+                const uint64_t len = big[(size_t)src * stride + 1 + (size_t)dst];
+                if (src == dst || len == 0) {
+                    if (at[src] || skip[src]) TFAIL("trial %d: rank %d has a slot for nothing from %d", trial, dst, src);
+                    continue;
+                }
+                const uint64_t start = libscan__np_piece_start(big, N, src, dst) * es;
+                if (at[src] % 16) TFAIL("trial %d: slot from %d at %llu: not aligned", trial, src, (unsigned long long)at[src]);
+                if (skip[src] != start % 16 || (at[src] + skip[src]) % 16 != start % 16)
+                    TFAIL("trial %d: piece from %d starts %llu into its slot, %llu in the sender", trial, src,
+                          (unsigned long long)skip[src], (unsigned long long)start);
+                if (at[src] < end) TFAIL("trial %d: slot from %d overlaps the one before", trial, src);
+                end = (size_t)(at[src] + skip[src] + len * es);
+                bytes += (size_t)(len * es);
+            }
+            if (used < end || used > bytes + libscan__np_slot_slack(N))
+                TFAIL("trial %d: %zu bytes used for %zu bytes of pieces ending at %zu", trial, used, bytes, end);
+        }
     }
 }
 
@@ -246,7 +368,8 @@ int main(void) {
     test_begin("test_nccl_plan");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sample_positions), cmocka_unit_test(test_cut_rule),
-        cmocka_unit_test(test_exchange_plan),    cmocka_unit_test(test_partition_simulated),
+        cmocka_unit_test(test_exchange_plan),    cmocka_unit_test(test_sample_sort),
+        cmocka_unit_test(test_receive_slots),    cmocka_unit_test(test_partition_simulated),
         cmocka_unit_test(test_capacity_bound),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

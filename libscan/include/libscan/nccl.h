@@ -189,12 +189,13 @@ LIBSCAN_API size_t libscan_nccl_sort_capacity(size_t total, int nranks);
  * samples are all-gathered and every rank picks the same nranks - 1
  * splitters; binary searches cut each sorted shard at the splitters; the
  * ranks all-gather their send counts and capacities; one ncclSend/ncclRecv
- * group moves every piece; each rank merges the sorted runs it received and
- * its own piece (read where it is), in rounds of stable pairwise merges
- * (earlier ranks first on ties). The environment variable
- * LIBSCAN_NCCL_MERGE=0 (read at every call) sorts them again with
- * libscan_sort instead (the own piece copied in by the device), as also
- * happens with more than 64 runs; the result is the same. With one rank
+ * group moves every piece (each received on a 16-byte boundary, where NCCL
+ * copies fastest); each rank merges the sorted runs it received and its own
+ * piece (read where it is), in rounds of stable pairwise merges (earlier
+ * ranks first on ties). The environment variable LIBSCAN_NCCL_MERGE=0 (read
+ * at every call; set on any rank, every rank follows it) sorts them again
+ * with libscan_sort instead (the own piece copied in by the device), as
+ * also happens with more than 64 runs; the result is the same. With one rank
  * the shard is sorted straight into the outputs, as libscan_sort does.
  *
  * Load balance. Splitters are triples, not keys, so the shares are even

@@ -240,8 +240,8 @@ extern "C" cudaError_t libscan__nccl_merge_runs(const libscan__nccl_keys_t *k, s
                                                 const void *const *first_keys, const void *const *first_vals,
                                                 void *keys[2], void *vals[2], const uint64_t *lens_in, int nruns,
                                                 uint64_t *d_parts, int *result, cudaStream_t stream) {
-    uint64_t lens[64];
-    if (nruns < 1 || nruns > 64) return cudaErrorInvalidValue;
+    uint64_t lens[LIBSCAN__NP_MAX_MERGE_RUNS];
+    if (nruns < 1 || nruns > LIBSCAN__NP_MAX_MERGE_RUNS) return cudaErrorInvalidValue;
     for (int i = 0; i < nruns; ++i) lens[i] = lens_in[i];
     int cur = 0, first = 1;
     const size_t ks = k->key_bytes, vbytes = value_bytes;

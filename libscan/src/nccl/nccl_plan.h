@@ -25,8 +25,9 @@ extern "C" {
 /* Samples a rank contributes (at most; fewer when it has fewer keys). More
  * samples, finer splitters: the bound of libscan__np_capacity() below is
  * about total/N * (1 + 3 N / S) with S this figure; 2048 keeps it within
- * 1.2 % of an even share at 8 ranks while the gathered samples (N * S * 16
- * bytes) and their host sort stay small (8 ranks: 256 KiB, ~1 ms). */
+ * 1.2 % of an even share at 8 ranks while the gathered samples (N * S * 24
+ * bytes) and their host sort stay small (a merge of the ranks' sorted
+ * samples: 4 ranks, 0.15 ms). */
 #define LIBSCAN__NP_SAMPLES 2048
 
 /* Words of a rank's sample header, gathered before its samples: the key
@@ -89,6 +90,50 @@ size_t libscan__np_cut(const libscan__np_triple_t *sp, int rank, size_t lo, size
  * every row), else 0. */
 int libscan__np_exchange(const uint64_t *rows, int nranks, int rank, uint64_t *recv_off, uint64_t *recv_total,
                          uint64_t *need_max);
+
+/* The received runs are merged when there are 2 to this many of them (the
+ * merge's table of runs is this long); else sorted again. */
+#define LIBSCAN__NP_MAX_MERGE_RUNS 64
+
+/* Aligned receive slots. NCCL copies at full speed only between 16-byte
+ * aligned addresses (4 ranks x 2^29 u32 keys: 8 ms exchanged from and to
+ * wherever the pieces fell, 5 ms aligned). A piece's start in the sender's
+ * sorted keys falls anywhere, so the sender sends from the 16-byte boundary
+ * at or before it (the up to 15 bytes before it are its other pieces' keys:
+ * read, never used), and the receiver receives each piece into a slot of its
+ * own that starts on a 16-byte boundary, the piece `skip` bytes in. Every
+ * rank derives every slot from the gathered rows, so sender and receiver
+ * agree. A receiver's buffer needs libscan__np_slot_slack() bytes beyond its
+ * keys (or values) for the slots' padding. */
+#define LIBSCAN__NP_ALIGN 16
+static inline size_t libscan__np_slot_slack(int nranks) { return 2 * (size_t)LIBSCAN__NP_ALIGN * (size_t)nranks; }
+
+/* Where the piece that rank src sends to rank dst starts in src's sorted
+ * keys: the keys src sends to the ranks before dst (rows as above). */
+uint64_t libscan__np_piece_start(const uint64_t *rows, int nranks, int src, int dst);
+
+/* The non-empty pieces rank dst receives, its own included: the runs it merges. */
+int libscan__np_runs(const uint64_t *rows, int nranks, int dst);
+
+/* The merge's rounds of pairwise merges for `runs` runs: ceil(log2(runs)). */
+int libscan__np_rounds(int runs);
+
+/* Whether rank dst receives into aligned slots: only when it merges (merge =
+ * every rank merges, 2 to LIBSCAN__NP_MAX_MERGE_RUNS runs; a sort again
+ * needs the runs back to back) and the buffer they land in has room: the
+ * alternate buffers (sized with the slack) when the rounds are odd, else
+ * the outputs, of dst's capacity, for keys of key_bytes and values of
+ * value_bytes (0: none). */
+int libscan__np_slotted(const uint64_t *rows, int nranks, int dst, size_t key_bytes, size_t value_bytes, int merge);
+
+/* Rank dst's receive slots for elements of es bytes: for every src with a
+ * piece for dst, other than dst itself, at[src] = the slot's byte offset in
+ * the receive buffer (a multiple of LIBSCAN__NP_ALIGN), skip[src] = where
+ * the piece starts in it (its start's byte offset in src's keys, modulo
+ * LIBSCAN__NP_ALIGN: what the sender sends before it). The slots follow
+ * each other in rank order; returns the bytes they take, at most the pieces'
+ * bytes plus libscan__np_slot_slack(). at and skip of the others are 0. */
+size_t libscan__np_slots(const uint64_t *rows, int nranks, int dst, size_t es, uint64_t *at, uint64_t *skip);
 
 /* A capacity every rank may give that the sort never exceeds, for `total`
  * keys over nranks ranks however the keys are distributed among and within

@@ -10,7 +10,8 @@
  *   A       this rank's shard sorted (count keys, count values), kept until
  *           the exchange has read it;
  *   R       first libscan_sort()'s temp for the shard (out of place), then,
- *           once A is sent, the alternate buffers (capacity keys and values)
+ *           once A is sent, the alternate buffers (capacity keys and values,
+ *           each with the slack of the aligned receive slots, nccl_plan.h)
  *           and the temp of the double-buffer sort of what was received.
  * The received runs land in the caller's outputs (or R's alternate buffers)
  * directly and are merged from there and from A (this rank's own piece is
@@ -55,8 +56,9 @@ static sort_layout_t layout(size_t count, size_t capacity, int nranks, libscan_d
     size_t local = 0, db = 0;
     (void)libscan_sort_temp_bytes(count, key, vb, LIBSCAN_SORT_OUT_OF_PLACE, &local);
     (void)libscan_sort_temp_bytes(capacity, key, vb, LIBSCAN_SORT_DOUBLE_BUFFER, &db);
-    l.r_alt_vals = libscan__nccl_slice(capacity * ks);
-    l.r_db_temp = l.r_alt_vals + libscan__nccl_slice(capacity * vb);
+    const size_t slack = libscan__np_slot_slack(nranks);
+    l.r_alt_vals = libscan__nccl_slice(capacity * ks + slack);
+    l.r_db_temp = l.r_alt_vals + libscan__nccl_slice(vb ? capacity * vb + slack : 0);
     const size_t final_bytes = l.r_db_temp + db;
     at += local > final_bytes ? local : final_bytes;
     l.bytes = at;
@@ -104,14 +106,33 @@ static libscan_status_t gather_u64(sort_ctx_t *s, const void *send, void *recv, 
     return libscan__nccl_status(ncclAllGather(send, recv, words, ncclUint64, s->comm, stream));
 }
 
-/* The exchange: the piece for rank q of the sorted shard (from cut[q], cnt
- * keys) goes to q, q's piece for this rank lands at recv_off[q] of ok/ov
- * (the outputs, or the alternate buffers when the merge rounds end in the
- * outputs that way); this rank's own piece is a device copy when copy_own
- * (the merge reads it where it is instead). */
+/* Where this rank receives the piece of each rank q: at[q] bytes into the
+ * receive buffer, the piece itself skip[q] bytes further (keys k_, values
+ * v_). Back to back at recv_off[q] elements, or in the aligned slots of
+ * nccl_plan.h. */
+typedef struct recv_plan {
+    uint64_t *k_at, *k_skip, *v_at, *v_skip;
+} recv_plan_t;
+
+/* Sends `bytes` from base + off, starting at the 16-byte boundary at or
+ * before it when the receiver takes the piece into an aligned slot
+ * (nccl_plan.h): the bytes from that boundary on lie within the sorted
+ * shard, whose start is aligned. */
+static ncclResult_t send_piece(const char *base, size_t off, size_t bytes, int aligned, int peer, ncclComm_t comm,
+                               cudaStream_t stream) {
+    const size_t from = aligned ? off / LIBSCAN__NP_ALIGN * LIBSCAN__NP_ALIGN : off;
+    return ncclSend(base + from, bytes + (off - from), ncclUint8, peer, comm, stream);
+}
+
+/* The exchange: the piece for rank q of the sorted shard (from cut[q]) goes
+ * to q, q's piece for this rank lands where rp says in ok/ov (the outputs,
+ * or the alternate buffers when the merge rounds end in the outputs that
+ * way); this rank's own piece is a device copy to recv_off when copy_own
+ * (the merge reads it where it is instead). slotted[q]: q receives into
+ * aligned slots. */
 static cudaError_t exchange(sort_ctx_t *s, const char *a_keys, const char *a_vals, const uint64_t *cut,
-                            const uint64_t *rows, const uint64_t *recv_off, char *ok, char *ov, int copy_own,
-                            cudaStream_t stream) {
+                            const uint64_t *rows, const recv_plan_t *rp, const uint64_t *recv_off,
+                            const unsigned char *slotted, char *ok, char *ov, int copy_own, cudaStream_t stream) {
     const size_t ks = libscan_dtype_size(s->key), vb = s->vb, stride = (size_t)s->nranks + 1;
     if (ncclGroupStart() != ncclSuccess) goto nccl_failed;
     for (int q = 0; q < s->nranks; ++q) {
@@ -119,15 +140,16 @@ static cudaError_t exchange(sort_ctx_t *s, const char *a_keys, const char *a_val
         const size_t recv = (size_t)rows[(size_t)q * stride + 1 + (size_t)s->rank];
         if (q == s->rank) continue;
         if (send) {
-            if (ncclSend(a_keys + cut[q] * ks, send * ks, ncclUint8, q, s->comm, stream) != ncclSuccess)
+            if (send_piece(a_keys, cut[q] * ks, send * ks, slotted[q], q, s->comm, stream) != ncclSuccess)
                 goto group_failed;
-            if (vb && ncclSend(a_vals + cut[q] * vb, send * vb, ncclUint8, q, s->comm, stream) != ncclSuccess)
+            if (vb && send_piece(a_vals, cut[q] * vb, send * vb, slotted[q], q, s->comm, stream) != ncclSuccess)
                 goto group_failed;
         }
         if (recv) {
-            if (ncclRecv(ok + recv_off[q] * ks, recv * ks, ncclUint8, q, s->comm, stream) != ncclSuccess)
+            if (ncclRecv(ok + rp->k_at[q], rp->k_skip[q] + recv * ks, ncclUint8, q, s->comm, stream) != ncclSuccess)
                 goto group_failed;
-            if (vb && ncclRecv(ov + recv_off[q] * vb, recv * vb, ncclUint8, q, s->comm, stream) != ncclSuccess)
+            if (vb && ncclRecv(ov + rp->v_at[q], rp->v_skip[q] + recv * vb, ncclUint8, q, s->comm, stream) !=
+                          ncclSuccess)
                 goto group_failed;
         }
     }
@@ -189,7 +211,7 @@ static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t
 
     /* Host memory: every rank's sample block, the triples, and the small
      * vectors of the later steps, in one allocation. */
-    const size_t host_words = (size_t)N * words + 3 * (size_t)N * LIBSCAN__NP_SAMPLES + 12 * ((size_t)N + 1) +
+    const size_t host_words = (size_t)N * words + 3 * (size_t)N * LIBSCAN__NP_SAMPLES + 17 * ((size_t)N + 1) +
                               (size_t)N * stride;
     uint64_t *h = malloc(host_words * sizeof(uint64_t));
     if (!h) {
@@ -201,9 +223,13 @@ static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t
     uint64_t *counts = (uint64_t *)(triples + (size_t)N * LIBSCAN__NP_SAMPLES);
     libscan__np_triple_t *split = (libscan__np_triple_t *)(counts + stride);
     uint64_t *vec = (uint64_t *)(split + N); /* split keys, bounds (2x), cuts, row, recv_off: N + 1 words
-                                                 each, then rows (N of them) and the run lengths */
+                                                 each, then rows (N of them), the run lengths, the
+                                                 receive plan (4x) and the slotted flags */
     uint64_t *split_keys = vec, *bounds = vec + stride, *cut = bounds + 2 * stride, *row = cut + stride;
     uint64_t *recv_off = row + stride, *rows = recv_off + stride;
+    uint64_t *lens = rows + (size_t)N * stride; /* the run lengths */
+    recv_plan_t rp = {lens + stride, lens + 2 * stride, lens + 3 * stride, lens + 4 * stride};
+    unsigned char *slotted = (unsigned char *)(lens + 5 * stride); /* N bytes in stride words */
 
     /* 1. The shard sorted into A, its samples and header into the block. */
     libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
@@ -224,8 +250,15 @@ static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t
     if (s->status != LIBSCAN_SUCCESS) goto done;
     const libscan__key_map_t map = libscan__key_map(s->key, s->descending, 0, 0);
     const libscan__nccl_keys_t kmap = {ks, map.xor_all, map.xor_neg};
-    const uint64_t header[LIBSCAN__NP_HEADER] = {s->count, libscan__np_num_samples(s->count), (uint64_t)s->key,
-                                                 (uint64_t)s->vb | (uint64_t)(s->descending != 0) << 8};
+    /* The header's shape word: value bytes, direction, and (bit 9, not part
+     * of the shape) this rank's LIBSCAN_NCCL_MERGE=0: every rank merges, or
+     * every rank sorts again, as the receive plan must agree everywhere. */
+    const char *merge_env = getenv("LIBSCAN_NCCL_MERGE");
+    const uint64_t resort_bit = (uint64_t)1 << 9;
+    const uint64_t header[LIBSCAN__NP_HEADER] = {
+        s->count, libscan__np_num_samples(s->count), (uint64_t)s->key,
+        (uint64_t)s->vb | (uint64_t)(s->descending != 0) << 8 |
+            (merge_env && strcmp(merge_env, "0") == 0 ? resort_bit : 0)};
     if ((e = cudaMemcpyAsync(hdr_send, header, sizeof header, cudaMemcpyHostToDevice, stream)) != cudaSuccess ||
         (e = libscan__nccl_samples(a_keys, s->count, &kmap, hdr_send + LIBSCAN__NP_HEADER, stream)) != cudaSuccess)
         goto done;
@@ -235,9 +268,11 @@ static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t
     if ((e = fetch(blocks, t + l.hdr_all, (size_t)N * words * sizeof(uint64_t), stream)) != cudaSuccess) goto done;
     size_t nsamples = 0;
     uint64_t total = 0;
+    int merge_all = 1;
     for (int q = 0; q < N; ++q) {
         const uint64_t *b = blocks + (size_t)q * words;
-        if (b[2] != header[2] || b[3] != header[3]) {
+        if (b[3] & resort_bit) merge_all = 0;
+        if (b[2] != header[2] || (b[3] & ~resort_bit) != (header[3] & ~resort_bit)) {
             s->status = LIBSCAN_ERROR_INVALID_ARGUMENT; /* every rank sees the same blocks: all refuse */
             goto done;
         }
@@ -286,36 +321,46 @@ static cudaError_t launch(void *ctx, void *temp, size_t temp_bytes, cudaStream_t
 
     /* 5. The exchange, then the received runs, each sorted, made one: merged
      * (rounds of pairwise merges, nccl_merge.h), or sorted again with
-     * libscan_sort where LIBSCAN_NCCL_MERGE=0 or there are more than 64
-     * runs. One non-empty run (one rank; or keys that all come from one
-     * rank, as already-sorted input does) is sorted already. The merge's
-     * rounds ping-pong between the outputs and the alternate buffers, so
-     * with an odd number of rounds the runs are received into the alternate
-     * and the last round lands in the outputs. */
-    uint64_t *lens = rows + (size_t)N * stride;
+     * libscan_sort where any rank set LIBSCAN_NCCL_MERGE=0 or there are
+     * more than LIBSCAN__NP_MAX_MERGE_RUNS runs. One non-empty run (one
+     * rank; or keys that all come from one rank, as already-sorted input
+     * does) is sorted already. The merge's rounds ping-pong between the
+     * outputs and the alternate buffers, so with an odd number of rounds the
+     * runs are received into the alternate and the last round lands in the
+     * outputs. Merged runs arrive in aligned slots where the buffer has room
+     * (nccl_plan.h); every rank works out every rank's choice alike. */
     int runs = 0;
     for (int q = 0; q < N; ++q) {
         const uint64_t c = rows[(size_t)q * stride + 1 + (size_t)me];
         if (c) lens[runs++] = c;
     }
-    const char *merge_env = getenv("LIBSCAN_NCCL_MERGE");
-    const int merge = runs > 1 && runs <= 64 && !(merge_env && strcmp(merge_env, "0") == 0);
-    int rounds = 0;
-    while (merge && (1 << rounds) < runs) ++rounds;
+    const int merge = merge_all && runs > 1 && runs <= LIBSCAN__NP_MAX_MERGE_RUNS;
+    const int rounds = merge ? libscan__np_rounds(runs) : 0;
+    for (int q = 0; q < N; ++q) slotted[q] = (unsigned char)libscan__np_slotted(rows, N, q, ks, s->vb, merge_all);
+    if (slotted[me]) {
+        (void)libscan__np_slots(rows, N, me, ks, rp.k_at, rp.k_skip);
+        if (s->vb) (void)libscan__np_slots(rows, N, me, s->vb, rp.v_at, rp.v_skip);
+    } else {
+        for (int q = 0; q < N; ++q) {
+            rp.k_at[q] = recv_off[q] * ks;
+            rp.v_at[q] = recv_off[q] * s->vb;
+            rp.k_skip[q] = rp.v_skip[q] = 0;
+        }
+    }
     char *alt_keys = t + l.r, *alt_vals = s->vb ? t + l.r + l.r_alt_vals : NULL;
     char *rk = (rounds & 1) ? alt_keys : s->keys_out, *rv = (rounds & 1) ? alt_vals : s->vals_out;
-    if ((e = exchange(s, a_keys, a_vals, cut, rows, recv_off, rk, rv, !merge, stream)) != cudaSuccess ||
+    if ((e = exchange(s, a_keys, a_vals, cut, rows, &rp, recv_off, slotted, rk, rv, !merge, stream)) != cudaSuccess ||
         s->status != LIBSCAN_SUCCESS)
         goto done;
     if (merge) {
         void *keys[2] = {rk, rk == alt_keys ? s->keys_out : alt_keys};
         void *vals[2] = {rv, rv == alt_vals ? s->vals_out : alt_vals};
-        const void *first_keys[64], *first_vals[64];
+        const void *first_keys[LIBSCAN__NP_MAX_MERGE_RUNS], *first_vals[LIBSCAN__NP_MAX_MERGE_RUNS];
         for (int q = 0, i = 0; q < N; ++q) {
             if (!rows[(size_t)q * stride + 1 + (size_t)me]) continue;
             const int own = q == me;
-            first_keys[i] = own ? a_keys + cut[me] * ks : rk + recv_off[q] * ks;
-            first_vals[i++] = !s->vb ? NULL : own ? a_vals + cut[me] * s->vb : rv + recv_off[q] * s->vb;
+            first_keys[i] = own ? a_keys + cut[me] * ks : rk + rp.k_at[q] + rp.k_skip[q];
+            first_vals[i++] = !s->vb ? NULL : own ? a_vals + cut[me] * s->vb : rv + rp.v_at[q] + rp.v_skip[q];
         }
         int result = 0;
         e = libscan__nccl_merge_runs(&kmap, s->vb, first_keys, s->vb ? first_vals : NULL, keys, s->vb ? vals : NULL,
