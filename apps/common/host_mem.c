@@ -57,7 +57,8 @@ int app_hostbuf_alloc(app_hostbuf_t *b, size_t bytes, bool pinned) {
 bool app_hostbuf_register(app_hostbuf_t *b) {
     if (!b || !b->p) return false;
     if (b->how != HOW_BULK) return b->how == HOW_PINNED || b->how == HOW_BULK_REGISTERED;
-    if (cudaHostRegister(b->p, b->bytes, cudaHostRegisterDefault) != cudaSuccess) {
+    /* Portable: pinned for every GPU's context (radixsort --gpus copies with each). */
+    if (cudaHostRegister(b->p, b->bytes, cudaHostRegisterPortable) != cudaSuccess) {
         (void)cudaGetLastError(); /* the failure must not stick to later calls */
         return false;
     }

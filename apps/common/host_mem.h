@@ -46,8 +46,9 @@ int app_hostbuf_alloc(app_hostbuf_t *b, size_t bytes, bool pinned);
  * copies it at full bus speed: about 70 ms per GiB once, against about
  * 100 ms per GiB lost on every copy from pageable memory; and never the
  * 0.6 s per GiB of allocating pinned memory at once (cudaHostAlloc), for
- * a buffer of hundreds of MiB used for several copies. The caller must have
- * chosen the GPU. Returns true when b is page-locked now (also when it was
+ * a buffer of hundreds of MiB used for several copies. Pinned for every
+ * GPU (cudaHostRegisterPortable), as radixsort --gpus copies with each.
+ * The caller must have chosen the GPU. Returns true when b is page-locked now (also when it was
  * already); false leaves b as it was, still usable (slower copies).
  * app_hostbuf_free unregisters it. */
 bool app_hostbuf_register(app_hostbuf_t *b);

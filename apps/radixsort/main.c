@@ -315,7 +315,21 @@ int main(int argc, char **argv) {
     app_timing_init(&tm, timing);
     /* One stream sorts on one GPU; NCCL's --gpus keeps the driver's queues. */
     if (!job.gpus) app_gpu_streams(1);
-    if (!check) app_gpu_warm_start(device);
+    if (job.gpus && !check) {
+        /* Decided from the options alone, before the GPUs are started. */
+        if (device == APP_DEVICE_CPU) {
+            app_error(prog, "--gpus and --device cpu contradict each other");
+            return APP_EXIT_USAGE;
+        }
+        if (segments_path) {
+            app_error(prog, "--gpus and --segments cannot be combined (the segmented sort runs on one GPU)");
+            return APP_EXIT_USAGE;
+        }
+        if (rs_gpus_check_built(prog, job.gpus) != APP_EXIT_OK) return APP_EXIT_USAGE;
+        rs_gpus_start(job.gpus); /* the GPUs and NCCL come up while the input is read */
+    } else if (!check) {
+        app_gpu_warm_start(device);
+    }
 
     /* The header decides the key type and whether the input fits. */
     arr_reader_t *rd = NULL;
@@ -333,22 +347,11 @@ int main(int argc, char **argv) {
     }
     if (check) return check_sorted(&job);
     if (job.gpus) {
-        if (device == APP_DEVICE_CPU) {
-            app_error(prog, "--gpus and --device cpu contradict each other");
-            return APP_EXIT_USAGE;
-        }
-        if (segments_path) {
-            app_error(prog, "--gpus and --segments cannot be combined (the segmented sort runs on one GPU)");
-            return APP_EXIT_USAGE;
-        }
-        char why[256];
-        (void)app_gpu_usable(why, sizeof why); /* joins the warm start's probe before any other CUDA call */
-        int rg = rs_gpus_check(prog, job.gpus);
-        app_timing_gpu_init(&tm);
-        if (rg == APP_EXIT_OK) {
-            job.use_gpu = true;
-            rg = rs_sort_in_memory(&job, &tm); /* the host path; its sort goes through rs_gpus.c */
-        }
+        job.use_gpu = true;
+        /* The host path; its sort goes through rs_gpus.c, which reports a
+           missing GPU there (exit 2, nothing written). */
+        const int rg = rs_sort_in_memory(&job, &tm);
+        rs_gpus_finish(&tm);
         app_timing_print(&tm, prog);
         return rg;
     }

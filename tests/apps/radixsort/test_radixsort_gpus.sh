@@ -11,6 +11,8 @@
 #                                               alone and descending, --values, --argsort,
 #                                               -u, counts that do not divide by N, an empty
 #                                               file) checked against tests/support/array_ref.py;
+#                                               a truncated input while the GPUs start (exit 1,
+#                                               the output kept);
 #                                               exit 77 (skipped) with fewer than N GPUs or
 #                                               without NCCL in the build
 set -uo pipefail
@@ -67,6 +69,16 @@ if ! "$RS" "$tmp/k.txt" -o "$tmp/probe.txt" --gpus "$gpus" --quiet >/dev/null 2>
     exit 77
 fi
 checks=0
+# A bad input found while the GPUs and NCCL start up (on a thread): one
+# line, exit 1, the output left as it was, and the exit waits for the start
+# (no crash, no hang).
+ref make "$tmp/t.npy" '<u4' rand 5003 "$SEED"
+head -c 1000 "$tmp/t.npy" >"$tmp/trunc.npy"
+echo keep >"$tmp/old.txt"
+if expect 1 "truncated input" -- "$tmp/trunc.npy" -o "$tmp/old.txt" --gpus "$gpus" &&
+    one_line "truncated input" "trunc.npy" "truncated"; then
+    [[ $(cat "$tmp/old.txt") == keep ]] || fail "truncated input: the existing output was changed"
+fi
 # sort_check NAME IN OUT REF-FLAGS -- ARGS...
 sort_check() {
     local name=$1 in=$2 out=$3 flags=$4
