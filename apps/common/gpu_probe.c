@@ -9,6 +9,7 @@
  * process, so the thread that creates it need not be the one that uses it. */
 #define _POSIX_C_SOURCE 200809L
 #include "common/cli.h"
+#include "common/threads.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -81,7 +82,7 @@ void app_gpu_warm_start(app_device_t requested) {
     if (!registered) registered = atexit(warm_join_at_exit) == 0;
     /* Without the thread (or the exit hook), app_gpu_usable probes inline
        as before: slower, never wrong. */
-    if (registered && pthread_create(&g_warm_tid, NULL, warm_main, NULL) == 0) g_warm_running = 1;
+    if (registered && app_thread_start(&g_warm_tid, warm_main, NULL) == 0) g_warm_running = 1;
 }
 
 int app_gpu_usable(char *why, size_t n) {

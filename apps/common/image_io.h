@@ -123,7 +123,7 @@ typedef struct img_write_opts {
     int png_compression; /* zlib level 1 (fastest) .. 9 (smallest); 0 = default (IMG_PNG_DEFAULT_LEVEL);
                             IMG_PNG_NO_COMPRESSION = stored, unfiltered (zlib level 0). Other values are an
                             error. */
-    int threads;         /* PNG encoder threads: 0 = one per online CPU (at most one per band of rows);
+    int threads;         /* PNG encoder threads: 0 = one per usable CPU (at most one per band of rows);
                             1 = the calling thread only. Negative is an error. The file's bytes do not
                             depend on it. */
 } img_write_opts_t;

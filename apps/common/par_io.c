@@ -1,6 +1,7 @@
 /* par_io.c -- parallel pread/pwrite of one byte range (par_io.h). */
 #define _GNU_SOURCE
 #include "common/par_io.h"
+#include "common/threads.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -27,8 +28,8 @@ static void threads_init(void) {
             return;
         }
     }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    g_threads = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
+    const unsigned cpus = app_usable_cpus();
+    g_threads = cpus > 8 ? 8 : (int)cpus;
 }
 
 int app_io_threads(void) {
@@ -98,7 +99,7 @@ static int run(job_t *j, int threads) {
     pthread_t tid[MAX_THREADS];
     int started = 0;
     for (; started < n - 1; ++started)
-        if (pthread_create(&tid[started], NULL, worker, j) != 0) break; /* fewer threads: still correct */
+        if (app_thread_start(&tid[started], worker, j) != 0) break; /* fewer threads: still correct */
     worker(j); /* the caller is one of the threads */
     for (int i = 0; i < started; ++i) pthread_join(tid[i], NULL);
     return j->err;

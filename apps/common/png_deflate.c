@@ -6,11 +6,11 @@
 
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "common/threads.h"
 
 #define WINDOW_BYTES ((size_t)32768) /* deflate's window: the dictionary a band gets */
 #define MAX_THREADS 256
@@ -60,11 +60,8 @@ size_t png_deflate_band_rows(size_t row_bytes, size_t band_bytes)
 int png_deflate_thread_count(int requested, size_t bands)
 {
     long n = requested;
-    if (n <= 0) {
-        n = sysconf(_SC_NPROCESSORS_ONLN);
-        if (n < 1)
-            n = 1;
-    }
+    if (n <= 0)
+        n = (long)app_usable_cpus();
     if ((size_t)n > bands)
         n = (long)bands;
     if (n > MAX_THREADS)
@@ -230,21 +227,14 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Start up to n workers with SIGINT/SIGTERM/SIGHUP blocked, so that the
- * output file's clean-up handler (cli.h) runs on the calling thread.
+/* Start up to n workers (signals blocked in them: threads.h, so that the
+ * output file's clean-up handler, cli.h, runs on the calling thread).
  * Returns how many started. */
 static int start_workers(job_t *j, pthread_t *tids, int n)
 {
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
     int started = 0;
-    while (started < n && pthread_create(&tids[started], NULL, worker_main, j) == 0)
+    while (started < n && app_thread_start(&tids[started], worker_main, j) == 0)
         ++started;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return started;
 }
 

@@ -49,7 +49,7 @@ typedef int (*png_sink_fn)(void *user, const uint8_t *data, size_t len);
 
 typedef struct png_deflate_opts {
     int level;         /* zlib level 0..9 (0: stored blocks) */
-    int threads;       /* 0: one per online CPU; capped by the number of bands */
+    int threads;       /* 0: one per CPU this process may use (threads.h); capped by the number of bands */
     size_t band_bytes; /* 0: PNG_DEFLATE_BAND_BYTES */
 } png_deflate_opts_t;
 

@@ -12,6 +12,7 @@
 
 #include "common/host_mem.h"
 #include "common/par_io.h"
+#include "common/threads.h"
 
 /* Room before each chunk in the read buffers for one element: the previous
  * chunk's last, which --unique compares the chunk's first with. */
@@ -341,7 +342,7 @@ static int cpu_pool_start(run_t *r) {
     p->tid = calloc((size_t)p->njobs, sizeof *p->tid);
     if (!p->tid) return -1;
     for (int i = 0; i < p->njobs; ++i) {
-        if (pthread_create(&p->tid[i], NULL, cpu_worker, r) != 0) break;
+        if (app_thread_start(&p->tid[i], cpu_worker, r) != 0) break;
         p->nthreads++;
     }
     return 0;

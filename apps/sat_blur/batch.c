@@ -352,12 +352,12 @@ int batch_run(const batch_list_t *list, const batch_config_t *cfg) {
      * the batch runs even if no other starts. */
     int started = 0;
     for (int t = 1; t < cfg->workers; ++t)
-        if (pthread_create(&threads[started], NULL, worker, &b) == 0) started++;
+        if (app_thread_start(&threads[started], worker, &b) == 0) started++;
     rc = choose_device(&b);
     pthread_t gpu_thread;
     bool gpu_started = false;
     if (rc == APP_EXIT_OK && b.device == APP_DEVICE_GPU) {
-        gpu_started = pthread_create(&gpu_thread, NULL, gpu_stage, &b) == 0;
+        gpu_started = app_thread_start(&gpu_thread, gpu_stage, &b) == 0;
         if (!gpu_started) {
             app_error(cfg->prog, "cannot start the GPU thread");
             rc = APP_EXIT_INTERNAL;

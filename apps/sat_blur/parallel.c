@@ -3,7 +3,8 @@
 #include "parallel.h"
 
 #include <pthread.h>
-#include <unistd.h>
+
+#include "common/threads.h"
 
 typedef struct band {
     blur_rows_fn fn;
@@ -18,8 +19,7 @@ static void *run_band(void *p) {
 }
 
 int blur_online_cpus(void) {
-    const long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1) return 1;
+    const unsigned n = app_usable_cpus();
     return n > BLUR_MAX_THREADS ? BLUR_MAX_THREADS : (int)n;
 }
 
@@ -33,7 +33,7 @@ void blur_parallel_rows(int threads, size_t rows, blur_rows_fn fn, void *ctx) {
     const size_t T = (size_t)threads;
     for (size_t t = 0; t < T; ++t) { /* rows * t < 2^30 * 2^8: no overflow */
         bands[t] = (band_t){fn, ctx, rows * t / T, rows * (t + 1) / T};
-        started[t] = t > 0 && pthread_create(&tid[t], NULL, run_band, &bands[t]) == 0;
+        started[t] = t > 0 && app_thread_start(&tid[t], run_band, &bands[t]) == 0;
     }
     run_band(&bands[0]);
     for (size_t t = 1; t < T; ++t) {

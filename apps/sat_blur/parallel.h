@@ -16,7 +16,7 @@ extern "C" {
 /* The work of rows [begin, end): ctx is the caller's. */
 typedef void (*blur_rows_fn)(void *ctx, size_t begin, size_t end);
 
-/* The number of online CPUs (sysconf), 1..BLUR_MAX_THREADS. */
+/* The CPUs this process may use (app_usable_cpus: its affinity mask), 1..BLUR_MAX_THREADS. */
 int blur_online_cpus(void);
 
 /* Runs fn over [0, rows) in min(threads, rows) bands of nearly equal size
