@@ -10,7 +10,8 @@
 # on an 8-GPU machine), each with weak scaling (2^29 u32 keys per GPU),
 # strong scaling (2^31 in all) and the scan (2^28 per GPU), and writes
 # OUTDIR/bench_nccl_<N>gpu.md (the tables) and OUTDIR/README.md (GPU, NCCL,
-# date, commit, the command lines). BUILD_DIR=... picks another build folder.
+# date, commit (LIBSCAN_COMMIT where set: the commit a carried build was made
+# from), the command lines). BUILD_DIR=... picks another build folder.
 # NCCL_NVLS_ENABLE=0: NVLink multicast stays off.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -41,7 +42,7 @@ mkdir -p "$out"
     echo "# bench_nccl run"
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "- commit: ${LIBSCAN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
     echo "- GPUs: $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//' | paste -sd ';')"
     echo "- topology:"
     echo '```'
