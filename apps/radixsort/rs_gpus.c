@@ -237,10 +237,7 @@ int rs_gpus_sort_host(const rs_job_t *job, void *keys, uint64_t *idx, size_t n) 
         app_error(job->prog, "--gpus %d: must be 1 to %d", gpus, RS_MAX_GPUS);
         return APP_EXIT_USAGE;
     }
-    if (g_st.gpus != gpus && !g_st.start_running) {
-        g_st.gpus = 0;
-        rs_gpus_start(gpus);
-    }
+    if (!g_st.gpus) rs_gpus_start(gpus); /* main starts it from the options; inline for any other caller */
     join_start();
     if (g_st.devices < gpus) {
         const cudaError_t e = g_st.cuda_err;
