@@ -1,7 +1,7 @@
 /* segsort_reference.h -- the segmented sort tests' segments and oracle:
  * offsets of every shape the issue names (one segment, empty segments,
- * many tiny ones, power-law sizes, sizes around every size class of the
- * GPU kernels), and the expected order, segment by segment, from the
+ * many tiny ones, power-law sizes, sizes around every size class and tile
+ * of the GPU kernels), and the expected order, segment by segment, from the
  * stable qsort reference of sort_reference.h (never from the code under
  * test). */
 #ifndef LIBSCAN_TEST_SEGSORT_REFERENCE_H
@@ -17,6 +17,7 @@ typedef enum seg_shape {
     SEG_EQUAL_SMALL,   /* all of 256 keys (the last one shorter) */
     SEG_POWER_LAW,     /* sizes ~ 1 / size^1.5 from 1 up to the whole array */
     SEG_CLASS_EDGES,   /* sizes around 256, 1024, 2048 and 4096 (one block's share) and several tiles */
+    SEG_PASS_TILES,    /* sizes around 1, 2 and 3 tiles of the device-wide passes (4096, 7168, 7680 keys) */
     SEG_SHAPE_COUNT
 } seg_shape_t;
 

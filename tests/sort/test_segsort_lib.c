@@ -2,8 +2,8 @@
  * per-segment qsort reference (segsort_reference.h): every key type x
  * direction x keys/pairs (4, 8 bytes) x segment shape (one segment, empty
  * segments, 256-key segments, power-law sizes, sizes around every size class
- * and several tiles); sizes past 2^20 (many tiles per segment); 2^20
- * segments; bit ranges; the temp cache (opts = NULL) bitwise equal to caller
+ * and around 1-3 tiles of the device-wide passes); sizes past 2^20 (many
+ * tiles per segment); 2^20 segments; bit ranges; the temp cache (opts = NULL) bitwise equal to caller
  * temp on the legacy and a created stream; trusted offsets; bad offsets
  * refused with nothing written; host offsets refused; calls with nothing to
  * order. Outputs are poisoned before every sort, and inputs checked
@@ -144,6 +144,13 @@ static void test_many_tiles(void **state) {
                  idx + 100);
     }
     gpu_case(LIBSCAN_U32, DIST_TWO_DISTINCT, SEG_CLASS_EDGES, 0, 4, n, 0, 0, 0, 3200);
+    /* Every tile size of the passes, keys and both value widths, whole
+       cycles of the shape's sizes: segments of 1-3 tiles side by side, each
+       its own look-back chain. */
+    for (int k = 0; k < 8; ++k)
+        for (size_t vb = 0; vb <= 8; vb += 4)
+            gpu_case(ref_all_keys[k], (ref_dist_t)((k + vb) % DIST_COUNT), SEG_PASS_TILES, k & 1, vb,
+                     test_capped_n(300007, 1), 0, 0, (int)(vb == 4), 3300 + (uint64_t)k * 3 + vb / 4);
 }
 
 static void test_stability_few_distinct(void **state) {

@@ -325,9 +325,13 @@ LIBSCAN_API int libscan_sort_num_passes(libscan_dtype_t key, unsigned begin_bit,
  * Temp     libscan_segmented_sort_temp_bytes(count, num_segments, key,
  *          value_bytes, &bytes), or none (the temp cache). It holds one
  *          alternate copy of the keys and values for the segments larger than
- *          one block's share (2048 or 4096 keys), one or two bytes per key
- *          of tile bookkeeping, and 8 bytes per segment. A call with nothing to
- *          order (count <= 1, or begin_bit == end_bit) uses none.
+ *          one block's share (2048 or 4096 keys), which take libscan_sort()'s
+ *          passes; their bookkeeping (look-back words, and each such
+ *          segment's digit counts) of at most 1.4 bytes per key for keys of
+ *          up to 4 bytes and 4.8 for 8-byte keys (twice that from 2^30 keys;
+ *          far less when num_segments is small); and 16 bytes per segment.
+ *          A call with nothing to order (count <= 1, or begin_bit ==
+ *          end_bit) uses none.
  * Determinism A stable sort has one result: the output is a function of the
  *          input, the offsets and the options alone, on the GPU and the CPU.
  */

@@ -1,7 +1,7 @@
 // segsort_launch.cu -- enqueues a checked segmented sort (segsort_internal.h):
 // the one-block kernels of the three size classes, then the device-wide
-// passes over the segments larger than a tile (segmented_sort.cuh says why
-// this split). No allocation, no synchronisation.
+// passes over the segments larger than a block's share (segmented_sort.cuh
+// says why this split). No allocation, no synchronisation.
 #include "segsort_internal.h"
 #include "sort_internal.h"
 #include "sort_codec.cuh"
@@ -12,47 +12,48 @@ namespace {
 
 size_t round_up(size_t x) { return (x + 255) / 256 * 256; }
 
-// The tuning entry for a key/value width: 8-byte elements, or anything narrower.
-constexpr int tuning_width(size_t key_bytes, size_t value_bytes) {
-    return (key_bytes > value_bytes ? key_bytes : value_bytes) >= 8 ? 8 : 4;
-}
-
 template <int W> constexpr uint64_t tile_keys() {
     return uint64_t(SegSortTuning<W>::kTileThreads) * SegSortTuning<W>::kTileItems;
 }
 uint64_t tile_keys_for(size_t key_bytes, size_t value_bytes) {
-    return tuning_width(key_bytes, value_bytes) == 8 ? tile_keys<8>() : tile_keys<4>();
+    return pass_width(key_bytes, value_bytes) == 8 ? tile_keys<8>() : tile_keys<4>();
 }
 
 constexpr uint64_t kScanChunk = uint64_t(SegSortTuning<4>::kScanThreads) * SegSortTuning<4>::kScanItems;
 
-// Temp, in this order: alternate keys, alternate values, tile_start,
-// tile_seg, counts, partials. Only segments larger than a tile use it, so a
-// call of at most one tile's keys needs none.
+// Temp, in this order: alternate keys, alternate values, tile counters,
+// tile_start, slot, tile_seg, look-back words, digit counts, partials. Only
+// segments larger than one block's share use it, so a call of at most that
+// many keys needs none.
 struct Layout {
-    size_t alt_keys, alt_values, tile_start, tile_seg, counts, partials;
-    uint64_t max_tiles;
-    size_t total() const { return alt_keys + alt_values + tile_start + tile_seg + counts + partials; }
+    size_t alt_keys, alt_values, counters, tile_start, slot, tile_seg, words, counts, partials;
+    uint64_t large, tile, max_tiles, max_slots;
+    size_t total() const {
+        return alt_keys + alt_values + counters + tile_start + slot + tile_seg + words + counts + partials;
+    }
 };
 
 Layout layout(size_t count, size_t segments, size_t key_bytes, size_t value_bytes) {
     Layout l{};
-    const uint64_t tile = tile_keys_for(key_bytes, value_bytes);
-    if (count <= tile) return l;
-    // A large segment of z > tile keys has ceil(z / tile) <= z / tile + 1
-    // tiles, and there are at most count / (tile + 1) large segments.
-    const uint64_t large = count / (tile + 1) < segments ? count / (tile + 1) : segments;
-    l.max_tiles = count / tile + large + 1;
+    l.large = tile_keys_for(key_bytes, value_bytes);
+    if (count <= l.large) return l;
+    l.tile = pass_tile(key_bytes, value_bytes);
+    // At most count / (large + 1) segments are large; one of z keys has
+    // ceil(z / tile) <= z / tile + 1 tiles.
+    l.max_slots = count / (l.large + 1) < segments ? count / (l.large + 1) : segments;
+    l.max_tiles = count / l.tile + l.max_slots + 1;
+    const size_t passes = key_bytes; // 8-bit passes over the whole key: the most a bit range takes
     l.alt_keys = round_up(count * key_bytes);
     l.alt_values = round_up(count * value_bytes);
+    l.counters = round_up(kMaxPasses * sizeof(unsigned));
     l.tile_start = round_up((segments + 1) * sizeof(uint64_t));
+    l.slot = l.tile_start;
     l.tile_seg = round_up(l.max_tiles * sizeof(uint64_t));
-    l.counts = round_up(l.max_tiles * kRadix * sizeof(uint64_t));
-    const uint64_t longest = segments + 1 > l.max_tiles * kRadix ? segments + 1 : l.max_tiles * kRadix;
-    l.partials = round_up((longest + kScanChunk - 1) / kScanChunk * sizeof(uint64_t));
+    l.words = round_up(l.max_tiles * kRadix * status_word_bytes(count));
+    l.counts = round_up(l.max_slots * passes * kRadix * status_word_bytes(count));
+    l.partials = round_up((segments + 1 + kScanChunk - 1) / kScanChunk * sizeof(uint64_t));
     return l;
 }
-
 
 unsigned grid_for(uint64_t work, uint64_t cap) {
     const uint64_t g = work < cap ? work : cap;
@@ -79,53 +80,78 @@ cudaError_t scan_in_place(uint64_t *data, ScanLen len, uint64_t max_len, uint64_
     return cudaGetLastError();
 }
 
-template <typename K, typename V, int W>
+template <typename K, typename V, typename C>
 cudaError_t run_large(const libscan__segsort_plan_t &pl, const Codec<K> &codec, int sms, cudaStream_t stream) {
-    using T = SegSortTuning<W>;
+    using Pass = PassTuning<pass_width(sizeof(K), size_t(value_size<V>())), (value_size<V>() > 0)>;
+    constexpr int BLOCK = Pass::kBlockThreads, IPT = Pass::kItemsPerThread;
     const Layout lay = layout(pl.count, pl.num_segments, sizeof(K), size_t(value_size<V>()));
+    if (lay.tile != uint64_t(BLOCK) * IPT) return cudaErrorInvalidValue; // the layout's tiles are the kernel's
     char *base = static_cast<char *>(pl.temp);
     K *keys_alt = reinterpret_cast<K *>(base);
     V *values_alt = reinterpret_cast<V *>(base + lay.alt_keys);
     base += lay.alt_keys + lay.alt_values;
+    unsigned *counters = reinterpret_cast<unsigned *>(base);
+    base += lay.counters;
     LargeLayout L;
     L.offsets = pl.offsets;
     L.num_segments = pl.num_segments;
     L.count = pl.count;
-    L.tile = tile_keys<W>();
+    L.large = lay.large;
+    L.tile = lay.tile;
     L.max_tiles = lay.max_tiles;
+    L.max_slots = lay.max_slots;
     L.tile_start = reinterpret_cast<uint64_t *>(base);
-    L.tile_seg = reinterpret_cast<uint64_t *>(base + lay.tile_start);
-    L.counts = reinterpret_cast<uint64_t *>(base + lay.tile_start + lay.tile_seg);
-    L.partials = reinterpret_cast<uint64_t *>(base + lay.tile_start + lay.tile_seg + lay.counts);
+    L.slot = reinterpret_cast<uint64_t *>(base + lay.tile_start);
+    L.tile_seg = reinterpret_cast<uint64_t *>(base + lay.tile_start + lay.slot);
+    base += lay.tile_start + lay.slot + lay.tile_seg;
+    C *words = reinterpret_cast<C *>(base);
+    C *counts = reinterpret_cast<C *>(base + lay.words);
+    L.partials = reinterpret_cast<uint64_t *>(base + lay.words + lay.counts);
 
     const uint64_t segs = pl.num_segments;
-    count_tiles_kernel<256><<<grid_for((segs + 1 + 255) / 256, uint64_t(sms) * 8), 256, 0, stream>>>(L);
-    cudaError_t e = scan_in_place(L.tile_start, ScanLen{nullptr, 0, segs + 1}, segs + 1, L.partials, sms, stream);
+    const int passes = pl.passes;
+    const size_t row = size_t(passes) * kRadix;
+    const unsigned small_grid = grid_for((segs + 1 + 255) / 256, uint64_t(sms) * 8);
+    cudaError_t e = cudaMemsetAsync(counters, 0, lay.counters, stream);
+    if (e != cudaSuccess) return e;
+    count_tiles_kernel<256><<<small_grid, 256, 0, stream>>>(L);
+    e = scan_in_place(L.tile_start, ScanLen{nullptr, 0, segs + 1}, segs + 1, L.partials, sms, stream);
+    if (e == cudaSuccess) e = scan_in_place(L.slot, ScanLen{nullptr, 0, segs + 1}, segs + 1, L.partials, sms, stream);
     if (e != cudaSuccess) return e;
     map_tiles_kernel<256><<<grid_for((segs + 7) / 8, uint64_t(sms) * 8), 256, 0, stream>>>(L);
-    e = cudaGetLastError();
-    if (e != cudaSuccess) return e;
+    const ScanLen count_cells{L.slot + segs, row, lay.max_slots * row};
+    const ScanLen word_cells{L.tile_start + segs, uint64_t(kRadix), lay.max_tiles * kRadix};
+    const unsigned clear_grid = unsigned(sms) * 8;
+    clear_kernel<C><<<clear_grid, 256, 0, stream>>>(counts, count_cells);
+    seg_histogram_kernel<K, C, 256, 8><<<unsigned(sms) * 8, 256, 0, stream>>>(L, static_cast<const K *>(pl.keys_in),
+                                                                            codec, pl.begin_bit, pl.end_bit, passes,
+                                                                            counts);
+    seg_digit_starts_kernel<C><<<grid_for(lay.max_slots * uint64_t(passes), uint64_t(sms) * 16), kRadix, 0, stream>>>(
+        L, passes, counts);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
 
-    const unsigned grid = grid_for(lay.max_tiles, uint64_t(sms) * T::kBlocksPerSm);
-    const ScanLen counts_len{L.tile_start + segs, uint64_t(kRadix), lay.max_tiles * kRadix};
     const K *src = static_cast<const K *>(pl.keys_in);
     const V *vsrc = static_cast<const V *>(pl.values_in);
-    for (int pass = 0; pass < pl.passes; ++pass) {
-        const bool to_out = ((pl.passes - 1 - pass) % 2) == 0; // the last pass ends in keys_out
+    for (int pass = 0; pass < passes; ++pass) {
+        const bool to_out = ((passes - 1 - pass) % 2) == 0; // the last pass ends in keys_out
         K *dst = to_out ? static_cast<K *>(pl.keys_out) : keys_alt;
         V *vdst = to_out ? static_cast<V *>(pl.values_out) : values_alt;
-        PassKeys<K> pk;
-        pk.src = src;
-        pk.codec = codec;
-        pk.shift = pl.begin_bit + unsigned(pass) * kRadixBits;
-        pk.bits = pl.end_bit - pk.shift < unsigned(kRadixBits) ? pl.end_bit - pk.shift : unsigned(kRadixBits);
-        tile_hist_kernel<K, T::kTileThreads><<<grid, T::kTileThreads, 0, stream>>>(L, pk);
-        e = scan_in_place(L.counts, counts_len, lay.max_tiles * kRadix, L.partials, sms, stream);
-        if (e != cudaSuccess) return e;
-        tile_scatter_kernel<K, V, T::kTileThreads, T::kTileItems, T::kTileMinBlocks>
-            <<<grid, T::kTileThreads, 0, stream>>>(L, pk, vsrc, dst, vdst);
-        e = cudaGetLastError();
-        if (e != cudaSuccess) return e;
+        clear_kernel<C><<<clear_grid, 256, 0, stream>>>(words, word_cells);
+        PassParams<K, V, C, SegmentTiles<C>> p;
+        p.keys_in = src;
+        p.keys_out = dst;
+        p.values_in = vsrc;
+        p.values_out = vdst;
+        p.iota_values = false;
+        p.tiles = SegmentTiles<C>{L, counts + size_t(pass) * kRadix, row};
+        const unsigned shift = pl.begin_bit + unsigned(pass) * kRadixBits;
+        const unsigned bits = pl.end_bit - shift < unsigned(kRadixBits) ? pl.end_bit - shift : unsigned(kRadixBits);
+        p.digit = Digit<K>{codec, shift, (1u << bits) - 1u};
+        p.tile_counter = counters + pass;
+        p.lookback = DigitLookback<C, kRadix>{words};
+        pass_kernel<K, V, C, BLOCK, IPT, Pass::kLookbackWindow, SegmentTiles<C>>
+            <<<static_cast<unsigned>(lay.max_tiles), BLOCK, 0, stream>>>(p);
+        if ((e = cudaGetLastError()) != cudaSuccess) return e;
         src = dst;
         vsrc = vdst;
     }
@@ -148,7 +174,7 @@ template <typename K, typename V> cudaError_t run(const libscan__segsort_plan_t 
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     if (e != cudaSuccess) return e;
 
-    constexpr int W = tuning_width(sizeof(K), vbytes);
+    constexpr int W = pass_width(sizeof(K), vbytes);
     using T = SegSortTuning<W>;
     constexpr int SEGS = T::kSegmentsPerRound;
     SegSortParams<K, V> p;
@@ -173,7 +199,8 @@ template <typename K, typename V> cudaError_t run(const libscan__segsort_plan_t 
     if (e != cudaSuccess) return e;
     // No segment can exceed a tile unless the whole array does.
     if (n <= tile_keys<W>()) return cudaSuccess;
-    return run_large<K, V, W>(pl, p.codec, sms, stream);
+    if (status_word_bytes(n) == sizeof(unsigned)) return run_large<K, V, unsigned>(pl, p.codec, sms, stream);
+    return run_large<K, V, unsigned long long>(pl, p.codec, sms, stream);
 }
 
 template <typename K> cudaError_t run_key(const libscan__segsort_plan_t &pl, cudaStream_t stream) {

@@ -30,26 +30,13 @@ size_t counting_bytes(size_t key_bytes) {
     return key_bytes <= 2 ? ((size_t(1) << (8 * key_bytes)) + 1) * sizeof(unsigned long long) : 0;
 }
 
-template <int BYTES, bool PAIRS> constexpr int tile_items() {
-    return PassTuning<BYTES, PAIRS>::kBlockThreads * PassTuning<BYTES, PAIRS>::kItemsPerThread;
-}
-int tile_items_for(size_t key_bytes, size_t value_bytes) {
-    const size_t widest = key_bytes > value_bytes ? key_bytes : value_bytes;
-    if (value_bytes) return widest >= 8 ? tile_items<8, true>() : tile_items<4, true>();
-    return widest >= 8 ? tile_items<8, false>() : tile_items<4, false>();
-}
-size_t status_word_bytes(size_t count) {
-    return count < kNarrowStatusLimit ? sizeof(unsigned) : sizeof(unsigned long long);
-}
 
 
 template <typename K, typename V, typename W>
 cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, char *scratch, int sms,
                        cudaStream_t stream) {
     constexpr size_t kValueBytes = std::is_same<V, NoValues>::value ? 0 : sizeof(V);
-    constexpr size_t kWidest = sizeof(K) > kValueBytes ? sizeof(K) : kValueBytes;
-    constexpr int kBytes = kWidest >= 8 ? 8 : 4; // as tile_items_for()
-    using Tuning = PassTuning<kBytes, (kValueBytes > 0)>;
+    using Tuning = PassTuning<pass_width(sizeof(K), kValueBytes), (kValueBytes > 0)>;
     constexpr int BLOCK = Tuning::kBlockThreads;
     constexpr int IPT = Tuning::kItemsPerThread;
     constexpr int kTile = BLOCK * IPT;
@@ -78,11 +65,10 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
         p.values_in = vsrc;
         p.values_out = vdst;
         p.iota_values = pl.iota_values && pass == 0;
-        p.n = pl.count;
+        p.tiles = FlatTiles{pl.count, hist + size_t(pass) * kRadix};
         const unsigned shift = pl.begin_bit + unsigned(pass) * kRadixBits;
         const unsigned bits = pl.end_bit - shift < unsigned(kRadixBits) ? pl.end_bit - shift : unsigned(kRadixBits);
         p.digit = Digit<K>{codec, shift, (1u << bits) - 1u};
-        p.digit_base = hist + size_t(pass) * kRadix;
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<W, kRadix>{status};
         pass_kernel<K, V, W, BLOCK, IPT, Tuning::kLookbackWindow><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
@@ -172,7 +158,7 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
         if (takes_counting_sort(pl)) return run_counting<K>(pl, device, sms, stream);
 
     char *scratch = static_cast<char *>(pl.scratch);
-    const size_t tiles = (n + tile_items_for(sizeof(K), vbytes) - 1) / tile_items_for(sizeof(K), vbytes);
+    const size_t tiles = (n + pass_tile(sizeof(K), vbytes) - 1) / pass_tile(sizeof(K), vbytes);
     const size_t wbytes = status_word_bytes(n);
     // Counters, histograms and the first pass's look-back words in one memset.
     e = cudaMemsetAsync(scratch, 0, kCounterBytes + kHistBytes + tiles * kRadix * wbytes, stream);
@@ -215,7 +201,7 @@ template <typename K> cudaError_t run_key(const libscan__sort_plan_t &pl, cudaSt
 extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_bytes) {
     using namespace libscan::sort;
     if (count == 0) return 0;
-    const size_t tile = size_t(tile_items_for(key_bytes, value_bytes));
+    const size_t tile = pass_tile(key_bytes, value_bytes);
     const size_t tiles = (count + tile - 1) / tile;
     const size_t onesweep = kCounterBytes + kHistBytes + round_up(tiles * kRadix * status_word_bytes(count));
     const size_t counting = value_bytes == 0 ? round_up(counting_bytes(key_bytes)) : 0;

@@ -12,7 +12,9 @@
 //   P (kTilePrefix)     count = keys of this digit in tiles 0 .. this one.
 //
 // A word moves X -> A -> P. Thread d of a tile publishes A for digit d as
-// soon as the tile is ranked (tile 0 publishes P directly), then walks back
+// soon as the tile is ranked (the first tile of a run publishes P directly:
+// tile 0 of a sort, or a segment's first tile in the segmented sort, whose
+// runs are independent chains that never read across), then walks back
 // over the earlier tiles' words for digit d (a few per round trip), adding A
 // counts until it meets a P, and publishes P = (that sum) + own count. Each
 // word is one single-copy-atomic relaxed store/load at GPU scope: flag and
@@ -55,25 +57,26 @@ template <typename W, int RADIX> struct DigitLookback {
         detail::st_relaxed(words + static_cast<size_t>(tile) * RADIX + digit, (W(state) << kShift) | count);
     }
 
-    // Publishes this tile's count of `digit` (A, or P for tile 0). Call before
-    // exclusive() so later tiles can start their walk early.
-    __device__ __forceinline__ void publish_count(unsigned tile, int digit, W count) const {
-        publish(tile, digit, tile == 0 ? libscan::kTilePrefix : libscan::kTileAggregate, count);
+    // Publishes this tile's count of `digit` (A, or P for the first tile of
+    // a run). Call before exclusive() so later tiles can start their walk early.
+    __device__ __forceinline__ void publish_count(unsigned tile, int digit, W count, bool first) const {
+        publish(tile, digit, first ? libscan::kTilePrefix : libscan::kTileAggregate, count);
     }
 
-    // The number of keys with `digit` in tiles before `tile`; publishes P.
+    // The number of keys with `digit` in the tiles of this run before `tile`
+    // (0 for the run's first tile); publishes P.
     // The walk reads WINDOW words per round trip (the next WINDOW earlier
     // tiles, independent loads), then takes them newest first: A counts add
     // up, a P ends the walk, an X stops the round and the walk resumes there.
     // A wider window costs registers (PassTuning picks it per kernel).
-    template <int WINDOW> __device__ __forceinline__ W exclusive(unsigned tile, int digit, W count) const {
-        if (tile == 0) return 0;
+    template <int WINDOW> __device__ __forceinline__ W exclusive(unsigned tile, int digit, W count, bool first) const {
+        if (first) return 0;
         W sum = 0;
         long long j = static_cast<long long>(tile) - 1; // newest tile not yet added
         for (;;) {
             W w[WINDOW];
 #pragma unroll
-            for (int q = 0; q < WINDOW; ++q) // tile 0 is always P: the walk never needs j - q < 0
+            for (int q = 0; q < WINDOW; ++q) // a run's first tile is P: the walk never passes it
                 w[q] = j - q >= 0 ? detail::ld_relaxed(words + static_cast<size_t>(j - q) * RADIX + digit) : W(0);
             bool done = false, stalled = false;
 #pragma unroll

@@ -6,8 +6,11 @@
 //      keys have each digit (P x 256 counters);
 //   2. digit_base_kernel: an exclusive scan of each pass's 256 counts with
 //      libscan::BlockScan gives where each digit's keys start in the output;
-//   3. per pass, pass_kernel: a block takes the next tile (atomic counter),
-//      loads its keys warp-striped (key k of lane l of warp w is tile item
+//   3. per pass, pass_kernel: a block takes the next tile (atomic counter;
+//      where the tile's keys lie and which run of tiles its look-back walks
+//      come from a Tiles policy: FlatTiles below for the whole array, the
+//      segmented sort's SegmentTiles for one segment each), loads its keys
+//      warp-striped (key k of lane l of warp w is tile item
 //      w*32*IPT + k*32 + l, so every load is coalesced), ranks each key among
 //      the equal digits of its warp (peers found by one ballot per digit bit,
 //      warp-private counters, in item order: this is what makes the sort
@@ -203,17 +206,44 @@ __global__ void __launch_bounds__(RADIX) digit_base_kernel(unsigned long long *h
 
 // ---- 3. one pass -----------------------------------------------------------
 
-template <typename K, typename V, typename W> struct PassParams {
+// Where a pass's tile lies: keys [base, base + valid) (valid 0: no such
+// tile, the block has nothing to do), whether it is the first tile of its
+// run (the chain its look-back walks: the whole array, or one segment), and
+// what the run's digit starts are found from (Tiles::start).
+struct TileAt {
+    size_t base;
+    int valid;
+    bool first;
+    size_t run_base; // the run's first key
+    size_t slot;     // the run's row of digit counts (segmented_sort.cuh)
+};
+
+// The plain sort's tiles: tile t holds keys [t * TILE, min(n, (t + 1) *
+// TILE)), all of them one run.
+struct FlatTiles {
+    static constexpr bool kIdentityPasses = true; // digit_base_kernel may mark a pass as the identity
+    size_t n;
+    const unsigned long long *digit_base; // kRadix starts of this pass
+
+    template <int TILE> __device__ __forceinline__ TileAt at(unsigned tile) const {
+        const size_t base = size_t(tile) * TILE;
+        const size_t left = base < n ? n - base : 0;
+        return TileAt{base, int(left < size_t(TILE) ? left : size_t(TILE)), tile == 0, 0, 0};
+    }
+    // Where the keys of `digit` start in the pass's output.
+    __device__ __forceinline__ unsigned long long start(const TileAt &, int digit) const { return digit_base[digit]; }
+};
+
+template <typename K, typename V, typename W, typename Tiles = FlatTiles> struct PassParams {
     const K *keys_in;
     K *keys_out;
     const V *values_in; // unused when V is NoValues or iota_values
     V *values_out;
     bool iota_values;   // value of key i = i (argsort's first pass)
-    size_t n;
+    Tiles tiles;
     Digit<K> digit;
-    const unsigned long long *digit_base; // kRadix starts of this pass
-    unsigned *tile_counter;               // zeroed before launch
-    DigitLookback<W, kRadix> lookback;    // zeroed before launch
+    unsigned *tile_counter;            // zeroed before launch
+    DigitLookback<W, kRadix> lookback; // zeroed before launch
 };
 
 // The lanes of the warp whose d equals this lane's, for d < 2^BITS: one
@@ -346,8 +376,8 @@ __device__ __noinline__ void copy_pass_tile(const K *keys_in, K *keys_out, const
     }
 }
 
-template <typename K, typename V, typename W, int BLOCK, int IPT, int WINDOW>
-__global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p) {
+template <typename K, typename V, typename W, int BLOCK, int IPT, int WINDOW, typename Tiles = FlatTiles>
+__global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W, Tiles> p) {
     constexpr bool kValues = !std::is_same<V, NoValues>::value;
     constexpr int kWarps = BLOCK / 32;
     constexpr int kTile = BLOCK * IPT;
@@ -375,16 +405,19 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     // publishes or waits for look-back words, and no block of another skips.
     const bool identity = (s_tile & kIdentityTile) != 0;
     const unsigned tile = s_tile & ~kIdentityTile;
-    const size_t tile_base = size_t(tile) * kTile;
-    if (identity) {
-        // The tile this block was given, in place of the one it would have
-        // ranked; the pass's status words stay zero and nobody reads them.
-        copy_pass_tile<K, V, BLOCK, kTile>(p.keys_in, p.keys_out, p.values_in, p.values_out, p.iota_values, p.n,
-                                           tile_base);
-        return;
+    const TileAt at = p.tiles.template at<kTile>(tile);
+    const size_t tile_base = at.base;
+    const int valid = at.valid;
+    if (valid == 0) return; // a grid sized for the most tiles there can be
+    if constexpr (Tiles::kIdentityPasses) {
+        if (identity) {
+            // The tile this block was given, in place of the one it would have
+            // ranked; the pass's status words stay zero and nobody reads them.
+            copy_pass_tile<K, V, BLOCK, kTile>(p.keys_in, p.keys_out, p.values_in, p.values_out, p.iota_values,
+                                               tile_base + size_t(valid), tile_base);
+            return;
+        }
     }
-    const size_t left = p.n - tile_base;
-    const int valid = left < size_t(kTile) ? int(left) : kTile;
     const int warp_base = warp * kWarpItems;
 
     // Load (warp-striped) and take each key's digit; padding gets kRadix.
@@ -420,7 +453,7 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
             s_warp_hist[w][t] = tile_count;
             tile_count += c;
         }
-        p.lookback.publish_count(tile, t, tile_count);
+        p.lookback.publish_count(tile, t, tile_count, at.first);
     }
     unsigned start[1] = {tile_count};
     Scan(s_scan).ExclusiveScan(start, libscan::Sum<unsigned>()); // synchronises the block
@@ -458,8 +491,8 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W> p
     // Global start of each digit's run in this tile (wrapping arithmetic: the
     // tile position i of the run is added back when scattering).
     if (t < kRadix) {
-        const W before = p.lookback.template exclusive<WINDOW>(tile, t, W(tile_count));
-        s_global[t] = p.digit_base[t] + static_cast<unsigned long long>(before) - start[0];
+        const W before = p.lookback.template exclusive<WINDOW>(tile, t, W(tile_count), at.first);
+        s_global[t] = p.tiles.start(at, t) + static_cast<unsigned long long>(before) - start[0];
     }
     __syncthreads();
 

@@ -10,36 +10,36 @@
 //     warps, a whole tile) so that a segment of 200 keys does not occupy a
 //     block of 256 threads x 16 items. Each block looks at a run of
 //     kSegmentsPerRound consecutive segments and sorts those of its class.
-//   * larger: device-wide LSD passes of 8 bits, one set over all large
-//     segments at once. Each large segment is cut into whole tiles (a tile
-//     never straddles two segments). Per pass:
-//       1. tile_hist_kernel: each tile counts its digits into counts[], laid
-//          out segment by segment, digit-major inside a segment
-//          ([segment][digit][tile of the segment]);
-//       2. an exclusive scan of counts[] in place (scan_*_kernel): entry
-//          (s, d, t) minus the entry of (s, 0, 0) is then where tile t's keys
-//          of digit d start inside segment s -- one plain scan of the whole
-//          array gives every segment's offsets, no segmented scan needed;
-//       3. tile_scatter_kernel: each tile sorts itself by the digit in shared
-//          memory (stable) and writes each key to its segment's start + that
-//          offset + its rank among the tile's keys of its digit.
-//     Why this and not "sort everything globally, then stable passes keyed
-//     by segment index": that moves every key of every segment (small ones
-//     included) through 4 + ceil(log2(segments)/8) passes; this moves only
-//     the large segments' keys, through the key's passes alone (12 bytes per
-//     4-byte key and pass: the histogram read, the scatter's read and
-//     write; 48 bytes a u32 key, against about 36 for libscan_sort's passes
-//     plus 16 for one pass keyed by segment index for 64 segments, which
-//     also needs a segment-index array). One block per large segment (CUB's
-//     way) leaves most SMs idle when there are fewer large segments than
-//     SMs (64 segments of 2^22).
-//     The number of tiles is only known on the device, so these kernels run
-//     grid-stride grids that read it (an empty set costs one short wave).
+//   * larger: the plain sort's device-wide LSD passes of 8 bits
+//     (onesweep.cuh), one set over all large segments at once, with the
+//     segments as independent runs. Each large segment is cut into
+//     PassTuning's tiles (a tile never straddles two segments):
+//       1. seg_histogram_kernel: one read of the large segments' keys counts
+//          each segment's digits of every pass, counts[slot][pass][digit]
+//          (slot: the segment's rank among the large ones);
+//       2. seg_digit_starts_kernel: each row's exclusive scan, in place: where
+//          each digit starts inside the segment;
+//       3. per pass, pass_kernel with SegmentTiles: ranks a tile as in the
+//          plain sort, looks back over the earlier tiles of its own segment
+//          only (a segment's first tile starts its chain, digit_lookback.cuh),
+//          and scatters inside the segment.
+//     That moves a large segment's keys as the plain sort moves them (36
+//     bytes a u32 key: one histogram read, then a read and a write a pass)
+//     at its speed. Why not "sort everything globally, then stable passes
+//     keyed by segment index": that moves every key of every segment (small
+//     ones included) through 4 + ceil(log2(segments)/8) passes and needs a
+//     segment-index array. One block per large segment (CUB's way) leaves
+//     most SMs idle when there are fewer large segments than SMs (64
+//     segments of 2^22).
+//     The numbers of tiles and large segments are only known on the device:
+//     the pass kernels get a grid for the most tiles there can be, and the
+//     blocks past the last tile return at once; the other kernels run
+//     grid-stride grids that read the counts.
 //
 // Stability: a block ranks keys by 4-bit digits in (digit, position) order
 // (per-thread counters in item order, then an exclusive scan of the counters
 // digit-major over threads with libscan::BlockScan), so equal keys keep
-// their order inside a tile, and tiles of a segment are placed in order.
+// their order inside a segment; the passes are the plain sort's, stable.
 // Key order is onesweep.cuh's Codec (sort.h, "Order"). Offsets and positions
 // are 64-bit: a segment may hold more than 2^31 keys.
 #pragma once
@@ -254,34 +254,41 @@ struct LargeLayout {
     const uint64_t *offsets;
     size_t num_segments;
     uint64_t count;       // keys in the array
-    uint64_t tile;        // keys per tile; segments larger than one are "large"
-    uint64_t max_tiles;   // room in tile_seg and counts (more only with invalid offsets)
+    uint64_t large;       // segments of more keys than this are "large" (one block's share)
+    uint64_t tile;        // keys per tile of the passes (PassTuning's tile)
+    uint64_t max_tiles;   // room in tile_seg and the look-back words (more only with invalid offsets)
+    uint64_t max_slots;   // room in the digit counts: large segments (likewise)
     uint64_t *tile_start; // num_segments + 1: exclusive scan of tiles per segment
+    uint64_t *slot;       // num_segments + 1: exclusive scan of "is large" = the segment's row of counts
     uint64_t *tile_seg;   // the segment of each tile
-    uint64_t *counts;     // kRadix per tile: [segment][digit][tile of the segment]
     uint64_t *partials;   // the scans' chunk totals
 
     __device__ __forceinline__ uint64_t total_tiles() const {
         const uint64_t t = tile_start[num_segments];
         return t < max_tiles ? t : max_tiles;
     }
+    __device__ __forceinline__ uint64_t total_slots() const {
+        const uint64_t t = slot[num_segments];
+        return t < max_slots ? t : max_slots;
+    }
 };
 
-// The length of an in-place scan: fixed on the host, or `mult` x a count in
-// device memory (the number of tiles).
+// The length of an in-place scan (or a clear): fixed on the host, or `mult`
+// x a count in device memory (the number of tiles or of large segments).
 struct ScanLen {
     const uint64_t *dev;
     uint64_t mult;
     uint64_t host; // the length, or with dev the most there is room for
     __device__ __forceinline__ uint64_t get() const {
         if (!dev) return host;
-        const uint64_t n = *dev; // below 2^40 / tile, so n * mult does not wrap
+        const uint64_t n = *dev; // below 2^40, so n * mult does not wrap
         return n < host / mult ? n * mult : host;
     }
 };
 
-// tile_start[s] = tiles of segment s (0 for one-block segments), s <=
-// num_segments (the last entry 0: after the scan it is the total).
+// tile_start[s] = tiles of segment s and slot[s] = 1 when it is large (0 for
+// one-block segments), s <= num_segments (the last entries 0: after the
+// scans they are the totals).
 template <int BLOCK> __global__ void __launch_bounds__(BLOCK) count_tiles_kernel(const LargeLayout L) {
     for (size_t s = size_t(blockIdx.x) * blockDim.x + threadIdx.x; s <= L.num_segments;
          s += size_t(gridDim.x) * blockDim.x) {
@@ -289,9 +296,10 @@ template <int BLOCK> __global__ void __launch_bounds__(BLOCK) count_tiles_kernel
         if (s < L.num_segments) {
             const SegBounds sb = seg_bounds(L.offsets, s, L.count);
             const uint64_t size = sb.end - sb.begin;
-            if (size > L.tile) tiles = (size + L.tile - 1) / L.tile;
+            if (size > L.large) tiles = (size + L.tile - 1) / L.tile;
         }
         L.tile_start[s] = tiles;
+        L.slot[s] = tiles ? 1 : 0;
     }
 }
 
@@ -302,6 +310,13 @@ template <int BLOCK> __global__ void __launch_bounds__(BLOCK) map_tiles_kernel(c
     for (size_t s = size_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; s < L.num_segments; s += warps)
         for (uint64_t i = L.tile_start[s] + lane; i < L.tile_start[s + 1] && i < L.max_tiles; i += 32)
             L.tile_seg[i] = s;
+}
+
+// data[0 .. len) = 0 (grid-stride).
+template <typename T> __global__ void clear_kernel(T *data, ScanLen len) {
+    const uint64_t n = len.get();
+    for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+        data[i] = T(0);
 }
 
 // The in-place exclusive sum of data[0 .. len) in three kernels: chunk
@@ -364,108 +379,119 @@ __global__ void __launch_bounds__(BLOCK) scan_chunks_kernel(uint64_t *data, Scan
     }
 }
 
-// Where tile `tile` of the large segments lies.
-struct TileSpan {
-    uint64_t seg, first_tile, tiles, index; // index: of the tile inside its segment
-    uint64_t seg_begin, begin;               // its segment's first key, its own
-    int valid;                               // its keys
-};
-
-__device__ __forceinline__ TileSpan tile_span(const LargeLayout &L, uint64_t tile) {
-    TileSpan t;
-    t.seg = L.tile_seg[tile];
-    t.first_tile = L.tile_start[t.seg];
-    t.tiles = L.tile_start[t.seg + 1] - t.first_tile;
-    if (t.tiles > L.max_tiles - t.first_tile) t.tiles = L.max_tiles - t.first_tile; // invalid offsets only
-    t.index = tile - t.first_tile;
-    const SegBounds sb = seg_bounds(L.offsets, t.seg, L.count);
-    t.seg_begin = sb.begin;
-    t.begin = sb.begin + t.index * L.tile;
-    const uint64_t left = sb.end - t.begin;
-    t.valid = int(left < L.tile ? left : L.tile);
-    return t;
+// Tile `tile` of the large segments, for onesweep.cuh's pass kernel: the
+// tiles of a segment are one run (their own look-back chain), and a tile
+// past the tiles there are, or of a segment past the counts' room (invalid
+// offsets only), has no keys (valid 0), in every kernel alike.
+__device__ __forceinline__ TileAt large_tile_at(const LargeLayout &L, uint64_t tile) {
+    // Every field is computed from in-bounds reads (a tile past the end reads
+    // tile 0's entry, a segment index clamped below num_segments) and only
+    // `valid` says whether the tile exists: with an early return here,
+    // ptxas (CUDA 13.0, sm_90) failed register allocation on pass_kernel.
+    const bool exists = tile < L.total_tiles();
+    const uint64_t t = exists ? tile : 0;
+    uint64_t seg = L.tile_seg[t];
+    seg = seg < L.num_segments ? seg : L.num_segments - 1;
+    TileAt a;
+    a.slot = L.slot[seg];
+    const uint64_t index = t - L.tile_start[seg];
+    const SegBounds sb = seg_bounds(L.offsets, seg, L.count);
+    a.run_base = sb.begin;
+    a.base = sb.begin + index * L.tile;
+    const uint64_t left = sb.end > a.base ? sb.end - a.base : 0;
+    a.valid = exists && a.slot < L.max_slots ? int(left < L.tile ? left : L.tile) : 0;
+    a.first = index == 0;
+    return a;
 }
 
-// counts[] entry of (segment of t, digit d, tile of t).
-__device__ __forceinline__ uint64_t count_index(const TileSpan &t, unsigned d) {
-    return t.first_tile * kRadix + uint64_t(d) * t.tiles + t.index;
-}
-
-template <typename K> struct PassKeys {
-    const K *src;
-    Codec<K> codec;
-    unsigned shift, bits; // this pass's digit: bits [shift, shift + bits), bits <= 8
-};
-
-// 1. every tile's digit counts.
-template <typename K, int BLOCK>
-__global__ void __launch_bounds__(BLOCK) tile_hist_kernel(const LargeLayout L, const PassKeys<K> pk) {
-    __shared__ unsigned s_hist[kRadix];
-    const unsigned mask = (1u << pk.bits) - 1u;
-    const uint64_t total = L.total_tiles();
-    for (uint64_t b = blockIdx.x; b < total; b += gridDim.x) {
-        for (int d = int(threadIdx.x); d < kRadix; d += BLOCK) s_hist[d] = 0;
-        __syncthreads();
-        const TileSpan t = tile_span(L, b);
-        for (int i = int(threadIdx.x); i < t.valid; i += BLOCK) {
-            const unsigned d = unsigned(static_cast<K>(pk.codec.map(pk.src[t.begin + i]) >> pk.shift)) & mask;
-            atomicAdd(&s_hist[d], 1u);
-        }
-        __syncthreads();
-        for (int d = int(threadIdx.x); d < kRadix; d += BLOCK) L.counts[count_index(t, unsigned(d))] = s_hist[d];
-        __syncthreads();
+// The large segments as pass_kernel's Tiles: C counts, row `slot` of
+// `counts` holds every pass's kRadix digit starts inside the segment
+// ([slot][pass][digit], after seg_digit_starts_kernel).
+template <typename C> struct SegmentTiles {
+    static constexpr bool kIdentityPasses = false;
+    LargeLayout L;
+    const C *counts; // this pass's column: counts + pass * kRadix
+    size_t row;      // passes * kRadix
+    template <int TILE> __device__ __forceinline__ TileAt at(unsigned tile) const { return large_tile_at(L, tile); }
+    __device__ __forceinline__ unsigned long long start(const TileAt &a, int digit) const {
+        return a.run_base + static_cast<unsigned long long>(counts[a.slot * row + size_t(digit)]);
     }
-}
+};
 
-// 3. every tile sorted by the digit and scattered into its segment: key q
-// of the sorted tile, of digit d, goes to s_to[d] + q, where s_to[d] = the
-// segment's first key + the keys of digit d that earlier tiles and smaller
-// digits put before it - the tile's first position of digit d.
-template <typename K, typename V, int BLOCK, int IPT, int MINB>
-__global__ void __launch_bounds__(BLOCK, MINB) tile_scatter_kernel(const LargeLayout L, const PassKeys<K> pk, const V *vsrc,
-                                                             K *dst, V *vdst) {
-    using BS = BlockSegSort<K, V, BLOCK, IPT>;
-    __shared__ typename BS::TempStorage tmp;
-    __shared__ unsigned char s_digit[BLOCK * IPT];
-    __shared__ int s_first[kRadix];
-    __shared__ uint64_t s_to[kRadix];
-    const unsigned mask = (1u << pk.bits) - 1u;
+// Every large segment's digit counts of every pass in one read of its keys
+// (onesweep.cuh's histogram, per segment): block b takes a contiguous run of
+// tiles and counts in shared memory while they belong to one segment,
+// adding to counts[slot][pass][digit] when the segment changes (or 2^31
+// keys have been counted), so that a segment's tiles cost a few global
+// atomics, not a few per tile.
+template <typename K, typename C, int BLOCK, int IPT>
+__global__ void __launch_bounds__(BLOCK) seg_histogram_kernel(const LargeLayout L, const K *keys, Codec<K> codec,
+                                                              unsigned first_shift, unsigned end_bit, int passes,
+                                                              C *counts) {
+    __shared__ unsigned s_hist[kMaxPasses * kRadix];
+    const int cells = passes * kRadix;
     const uint64_t total = L.total_tiles();
-    auto digit_of = [&](const K &key) { return unsigned(static_cast<K>(pk.codec.map(key) >> pk.shift)) & mask; };
-    for (uint64_t b = blockIdx.x; b < total; b += gridDim.x) {
-        const TileSpan t = tile_span(L, b);
-        K keys[IPT];
-        V vals[IPT];
-        BS sorter(tmp);
-        sorter.LoadBlocked(pk.src + t.begin, t.valid, keys);
-        if constexpr (BS::kPairs) sorter.LoadBlocked(vsrc + t.begin, t.valid, vals);
-        sorter.Sort(keys, vals, t.valid, pk.codec, pk.shift, pk.shift + pk.bits);
-#pragma unroll
-        for (int k = 0; k < IPT; ++k) {
-            const int q = k * BLOCK + int(threadIdx.x);
-            if (q < t.valid) s_digit[q] = static_cast<unsigned char>(digit_of(keys[k]));
+    const uint64_t per_block = (total + gridDim.x - 1) / gridDim.x;
+    const uint64_t first = uint64_t(blockIdx.x) * per_block;
+    const uint64_t last = first + per_block < total ? first + per_block : total;
+    for (int i = int(threadIdx.x); i < cells; i += BLOCK) s_hist[i] = 0;
+    __syncthreads(); // zero before any thread counts
+    uint64_t held = ~uint64_t(0), pending = 0; // the slot s_hist counts for, and its keys so far
+    auto flush = [&]() {
+        __syncthreads(); // every count of `held` is in
+        for (int i = int(threadIdx.x); i < cells; i += BLOCK) {
+            const unsigned c = s_hist[i];
+            if (c) atomicAdd(counts + held * size_t(cells) + size_t(i), C(c));
+            s_hist[i] = 0;
         }
         __syncthreads();
-        // The first position of each digit present in the sorted tile.
-        for (int q = int(threadIdx.x); q < t.valid; q += BLOCK)
-            if (q == 0 || s_digit[q - 1] != s_digit[q]) s_first[s_digit[q]] = q;
-        __syncthreads();
-        // The scanned counts hold, at the segment's first entry, the keys of
-        // the large segments before it: subtracted, the rest is in-segment.
-        const uint64_t seg_from = t.seg_begin - L.counts[t.first_tile * kRadix];
-        for (int d = int(threadIdx.x); d < kRadix; d += BLOCK)
-            s_to[d] = seg_from + L.counts[count_index(t, unsigned(d))] - uint64_t(s_first[d]); // unused when absent
-        __syncthreads();
+    };
+    for (uint64_t tile = first; tile < last; ++tile) {
+        const TileAt a = large_tile_at(L, tile);
+        if (a.valid == 0) continue;
+        if (a.slot != held || pending > (1ull << 31)) {
+            if (held != ~uint64_t(0)) flush();
+            held = a.slot;
+            pending = 0;
+        }
+        pending += uint64_t(a.valid);
+        for (int r = 0; r < a.valid; r += BLOCK * IPT) {
+            K k[IPT];
 #pragma unroll
-        for (int k = 0; k < IPT; ++k) {
-            const int q = k * BLOCK + int(threadIdx.x);
-            if (q < t.valid) {
-                const uint64_t at = s_to[s_digit[q]] + uint64_t(q);
-                dst[at] = keys[k];
-                if constexpr (BS::kPairs) vdst[at] = vals[k];
+            for (int j = 0; j < IPT; ++j) {
+                const int i = r + j * BLOCK + int(threadIdx.x);
+                k[j] = i < a.valid ? keys[a.base + size_t(i)] : K(0);
+            }
+#pragma unroll
+            for (int j = 0; j < IPT; ++j) {
+                if (r + j * BLOCK + int(threadIdx.x) >= a.valid) continue;
+                const K m = codec.map(k[j]);
+                for (int pass = 0; pass < passes; ++pass) {
+                    const unsigned shift = first_shift + unsigned(pass) * kRadixBits;
+                    const unsigned bits = end_bit - shift < unsigned(kRadixBits) ? end_bit - shift : unsigned(kRadixBits);
+                    const unsigned d = unsigned(static_cast<K>(m >> shift)) & ((1u << bits) - 1u);
+                    atomicAdd(&s_hist[pass * kRadix + int(d)], 1u);
+                }
             }
         }
-        __syncthreads(); // s_digit, s_first and s_to are rewritten by the next tile
+    }
+    if (held != ~uint64_t(0)) flush();
+}
+
+// counts[slot][pass][*] -> their exclusive scan over digits, in place: where
+// each digit's keys start inside the segment. One block of kRadix threads
+// per row, grid-stride over the rows of the large segments there are.
+template <typename C>
+__global__ void __launch_bounds__(kRadix) seg_digit_starts_kernel(const LargeLayout L, int passes, C *counts) {
+    using Scan = libscan::BlockScan<C, kRadix>;
+    __shared__ typename Scan::TempStorage tmp;
+    const uint64_t rows = L.total_slots() * uint64_t(passes);
+    for (uint64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+        C *row = counts + r * kRadix;
+        C v[1] = {row[threadIdx.x]};
+        Scan(tmp).ExclusiveScan(v, libscan::Sum<C>());
+        row[threadIdx.x] = v[0];
+        __syncthreads(); // tmp is reused by the next row
     }
 }
 

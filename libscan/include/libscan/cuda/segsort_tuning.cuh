@@ -20,9 +20,8 @@ template <int WIDEST> struct SegSortTuning {
     static constexpr int kSmallThreads = 128;
     static constexpr int kSmallItems = 8;
     // Tile: the largest segment one block sorts alone (256 x 16 = 4096 keys
-    // of up to 4 bytes, 256 x 8 = 2048 of 8), and the tile of the
-    // device-wide passes that sort the larger segments: 16 KB of exchange +
-    // 16 KB of counters + 4 KB of digits.
+    // of up to 4 bytes, 256 x 8 = 2048 of 8): 16 KB of exchange + 16 KB of
+    // counters. Larger segments take the plain sort's passes (PassTuning).
     static constexpr int kTileThreads = 256;
     static constexpr int kTileItems = WIDEST >= 8 ? 8 : 16;
     // Resident blocks of 256 threads an SM must hold (__launch_bounds__): 2
@@ -32,10 +31,10 @@ template <int WIDEST> struct SegSortTuning {
     // Segments a block of the one-block kernels examines per round (it sorts
     // those of its size class one after another).
     static constexpr int kSegmentsPerRound = 32;
-    // Blocks per SM of the grid-stride grids of the device-wide passes (their
-    // number of tiles is only known on the device).
+    // Blocks per SM of the grid-stride scans of the device-wide passes' tile
+    // and segment counts (only known on the device).
     static constexpr int kBlocksPerSm = 4;
-    // The in-place u64 scans of the device-wide passes: threads x items per chunk.
+    // Those in-place u64 scans: threads x items per chunk.
     static constexpr int kScanThreads = 256;
     static constexpr int kScanItems = 8;
 };

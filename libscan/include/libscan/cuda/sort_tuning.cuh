@@ -47,6 +47,19 @@ template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kLookbackWindow = 1;
 };
 
+// The PassTuning entry a sort takes: the width of the wider of key and value
+// (8, or 4 for anything narrower), with or without values; and its tile.
+constexpr int pass_width(size_t key_bytes, size_t value_bytes) {
+    return (key_bytes > value_bytes ? key_bytes : value_bytes) >= 8 ? 8 : 4;
+}
+template <int WIDTH, bool PAIRS> constexpr size_t pass_tile_of() {
+    return size_t(PassTuning<WIDTH, PAIRS>::kBlockThreads) * PassTuning<WIDTH, PAIRS>::kItemsPerThread;
+}
+constexpr size_t pass_tile(size_t key_bytes, size_t value_bytes) {
+    return pass_width(key_bytes, value_bytes) == 8 ? (value_bytes ? pass_tile_of<8, true>() : pass_tile_of<8, false>())
+                                                   : (value_bytes ? pass_tile_of<4, true>() : pass_tile_of<4, false>());
+}
+
 // The upfront histogram kernel (onesweep.cuh says what each field does):
 // threads per block, keys per thread per round, blocks per SM of the
 // grid-stride grid, shared copies and their layout, the equal-warp vote.
@@ -90,7 +103,9 @@ struct CountingTuning {
 };
 
 // Status words of the look-back: 32-bit (2-bit flag + 30-bit count) while
-// counts fit 30 bits, else 64-bit (2-bit flag + 62-bit count).
+// counts fit 30 bits, else 64-bit (2-bit flag + 62-bit count). The segmented
+// sort's per-segment digit counts take the same width.
 constexpr unsigned long long kNarrowStatusLimit = 1ull << 30;
+constexpr size_t status_word_bytes(size_t count) { return count < kNarrowStatusLimit ? 4 : 8; }
 
 } // namespace libscan::sort
