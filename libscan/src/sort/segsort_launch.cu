@@ -149,7 +149,7 @@ cudaError_t run_large(const libscan__segsort_plan_t &pl, const Codec<K> &codec, 
         p.digit = Digit<K>{codec, shift, (1u << bits) - 1u};
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<C, kRadix>{words};
-        pass_kernel<K, V, C, BLOCK, IPT, Pass::kLookbackWindow, SegmentTiles<C>>
+        pass_kernel<K, V, C, Pass, SegmentTiles<C>>
             <<<static_cast<unsigned>(lay.max_tiles), BLOCK, 0, stream>>>(p);
         if ((e = cudaGetLastError()) != cudaSuccess) return e;
         src = dst;

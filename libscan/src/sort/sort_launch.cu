@@ -71,7 +71,7 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
         p.digit = Digit<K>{codec, shift, (1u << bits) - 1u};
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<W, kRadix>{status};
-        pass_kernel<K, V, W, BLOCK, IPT, Tuning::kLookbackWindow><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
+        pass_kernel<K, V, W, Tuning><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         src = dst;

@@ -274,18 +274,21 @@ template <int BITS> __device__ __forceinline__ unsigned warp_peers(unsigned d) {
 // every lane): peers share the warp's counter for their digit, which the
 // highest peer advances after everyone has read it. counts[] starts at 0
 // and ends holding the warp's count of each digit.
-template <int BITS, int IPT>
-__device__ __forceinline__ void rank_in_warp(const unsigned (&digit)[IPT], unsigned *counts, int lane,
+// digit_of(k): item k's digit, recomputed from the key where it is needed
+// rather than kept (IPT registers a thread fewer).
+template <int BITS, int IPT, typename DigitOf>
+__device__ __forceinline__ void rank_in_warp(const DigitOf &digit_of, unsigned *counts, int lane,
                                              unsigned short (&rank)[IPT]) {
     const unsigned lanes_below = (1u << lane) - 1u;
 #pragma unroll
     for (int k = 0; k < IPT; ++k) {
-        const unsigned peers = warp_peers<BITS>(digit[k]);
+        const unsigned d = digit_of(k);
+        const unsigned peers = warp_peers<BITS>(d);
         const int leader = 31 - __clz(peers);
         unsigned before = 0;
         if (lane == leader) {
-            before = counts[digit[k]];
-            counts[digit[k]] = before + unsigned(__popc(peers));
+            before = counts[d];
+            counts[d] = before + unsigned(__popc(peers));
         }
         before = __shfl_sync(libscan::kFullMask, before, leader);
         rank[k] = static_cast<unsigned short>(before + unsigned(__popc(peers & lanes_below)));
@@ -376,8 +379,11 @@ __device__ __noinline__ void copy_pass_tile(const K *keys_in, K *keys_out, const
     }
 }
 
-template <typename K, typename V, typename W, int BLOCK, int IPT, int WINDOW, typename Tiles = FlatTiles>
-__global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W, Tiles> p) {
+// Shape (sort_tuning.cuh's PassTuning): kBlockThreads, kItemsPerThread,
+// kLookbackWindow, kMinBlocks, kKeepDigits.
+template <typename K, typename V, typename W, class Shape, typename Tiles = FlatTiles>
+__global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_kernel(const PassParams<K, V, W, Tiles> p) {
+    constexpr int BLOCK = Shape::kBlockThreads, IPT = Shape::kItemsPerThread, WINDOW = Shape::kLookbackWindow;
     constexpr bool kValues = !std::is_same<V, NoValues>::value;
     constexpr int kWarps = BLOCK / 32;
     constexpr int kTile = BLOCK * IPT;
@@ -420,27 +426,35 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W, T
     }
     const int warp_base = warp * kWarpItems;
 
-    // Load (warp-striped) and take each key's digit; padding gets kRadix.
+    // Load (warp-striped). A key's digit (padding's is kRadix) is kept, or
+    // taken again where it is used (Shape::kKeepDigits: IPT registers against
+    // a few instructions).
     K keys[IPT];
-    unsigned digit[IPT];
+    [[maybe_unused]] unsigned kept[Shape::kKeepDigits ? IPT : 1];
     if (valid == kTile) {
 #pragma unroll
         for (int k = 0; k < IPT; ++k) keys[k] = p.keys_in[tile_base + warp_base + k * 32 + lane];
+        if constexpr (Shape::kKeepDigits) {
 #pragma unroll
-        for (int k = 0; k < IPT; ++k) digit[k] = p.digit(keys[k]);
+            for (int k = 0; k < IPT; ++k) kept[k] = p.digit(keys[k]);
+        }
     } else {
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             const int i = warp_base + k * 32 + lane;
             keys[k] = i < valid ? p.keys_in[tile_base + i] : K(0);
-            digit[k] = i < valid ? p.digit(keys[k]) : unsigned(kRadix);
+            if constexpr (Shape::kKeepDigits) kept[k] = i < valid ? p.digit(keys[k]) : unsigned(kRadix);
         }
     }
+    auto digit_of = [&](int k) {
+        if constexpr (Shape::kKeepDigits) return kept[k];
+        else return valid == kTile || warp_base + k * 32 + lane < valid ? p.digit(keys[k]) : unsigned(kRadix);
+    };
 
     // Rank inside the warp, in item order (this is what makes the sort stable).
     unsigned short rank[IPT];
-    if (valid == kTile) rank_in_warp<kRadixBits, IPT>(digit, s_warp_hist[warp], lane, rank);
-    else rank_in_warp<kRadixBits + 1, IPT>(digit, s_warp_hist[warp], lane, rank); // padding has digit kRadix
+    if (valid == kTile) rank_in_warp<kRadixBits, IPT>(digit_of, s_warp_hist[warp], lane, rank);
+    else rank_in_warp<kRadixBits + 1, IPT>(digit_of, s_warp_hist[warp], lane, rank); // padding has digit kRadix
     __syncthreads();
 
     // Thread d < kRadix: warp counts of digit d -> exclusive offsets over warps,
@@ -469,8 +483,9 @@ __global__ void __launch_bounds__(BLOCK) pass_kernel(const PassParams<K, V, W, T
 #pragma unroll
     for (int k = 0; k < IPT; ++k) {
         local[k] = -1;
-        if (digit[k] < unsigned(kRadix)) {
-            local[k] = int(s_warp_hist[warp][digit[k]] + rank[k]);
+        const unsigned d = digit_of(k);
+        if (d < unsigned(kRadix)) {
+            local[k] = int(s_warp_hist[warp][d] + rank[k]);
             s_keys[local[k]] = keys[k];
         }
     }

@@ -31,20 +31,37 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // in `bench_radixsort --logs 28` (2^28 keys), but cost the other
 // kernels spills or registers: u32/u32 pairs 9.85 -> 10.10 ms, u64/u32
 // pairs 26.9 -> 30.4 ms; they keep 1.
+// kMinBlocks: resident blocks an SM must hold (__launch_bounds__), which
+// caps a thread's registers (0: no bound, ptxas' own choice; a bound of 1
+// is not the same: ptxas then took 116-128 registers); kKeepDigits: each key's digit kept in a
+// register from the load to the scatter, or taken again from the key.
+// 4-byte keys: digits taken again and 3 blocks an SM, 56 registers without
+// a spill (ptxas -v, sm_90), against 80 registers and 2 blocks: u32 keys
+// 6.08 -> 5.57 ms (1.114 -> 1.021x CUB's best), f32 1.049 -> 0.962x, u32
+// 2-distinct 1.344 -> 1.271x, in bench/results/2026-11-28-h200-c008d8d
+// (`bench_radixsort --logs 28 --reps 7`, H200, one process each). The
+// pairs and 8-byte kernels keep their digits: taken again they measured
+// +0.3% and +1.1% there (100 registers for pairs without a bound).
 template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
     static constexpr int kBlockThreads = 448;
     static constexpr int kItemsPerThread = 16;
     static constexpr int kLookbackWindow = 1;
+    static constexpr int kMinBlocks = 0;
+    static constexpr bool kKeepDigits = true;
 };
 template <> struct PassTuning<4, false> {
     static constexpr int kBlockThreads = 384;
     static constexpr int kItemsPerThread = 20;
     static constexpr int kLookbackWindow = 4;
+    static constexpr int kMinBlocks = 3;
+    static constexpr bool kKeepDigits = false;
 };
 template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16;
     static constexpr int kLookbackWindow = 1;
+    static constexpr int kMinBlocks = 0;
+    static constexpr bool kKeepDigits = true;
 };
 
 // The PassTuning entry a sort takes: the width of the wider of key and value
