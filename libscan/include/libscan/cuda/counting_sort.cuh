@@ -56,6 +56,32 @@ __global__ void __launch_bounds__(CountingTuning::kCountThreads)
         const unsigned d = unsigned(codec.map(key)) - lo; // wraps high for digits below the slice
         if (d < unsigned(Shape::kSliceBins)) atomicAdd(&s_count[d], 1u);
     };
+    // One step of a whole warp: V keys a lane. When more than kCrowdLanes
+    // lanes, but not all, hold lane 0's first key (few distinct keys), equal
+    // keys are counted once per group (match, then one atomic of the group's
+    // size by its lowest lane): atomics on two counters from 32 lanes
+    // serialise (2-distinct u16 keys took 6.5 ms against 1.0 ms for uniform
+    // ones on an H200, bench/results/2026-11-28-h200x2-72983d6), where one
+    // counter from a whole warp does not (all-equal keys 0.87 ms). Otherwise
+    // it costs one shuffle and one vote a step.
+    auto add_step = [&](const K (&k)[V]) {
+        const unsigned m0 = unsigned(codec.map(k[0]));
+        const unsigned first = __shfl_sync(libscan::kFullMask, m0, 0);
+        const int crowd = __popc(__ballot_sync(libscan::kFullMask, m0 == first));
+        if (crowd <= CountingTuning::kCrowdLanes || crowd == 32) {
+#pragma unroll
+            for (int j = 0; j < V; ++j) add(k[j]);
+            return;
+        }
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+            const unsigned m = unsigned(codec.map(k[j]));
+            const unsigned group = __match_any_sync(libscan::kFullMask, m);
+            const unsigned d = m - lo;
+            if ((threadIdx.x & 31u) == unsigned(__ffs(group) - 1) && d < unsigned(Shape::kSliceBins))
+                atomicAdd(&s_count[d], unsigned(__popc(group)));
+        }
+    };
     // Whole vectors from the first 16-byte boundary; the keys before it and
     // after the last whole vector one by one (block 0 of the slice).
     const size_t head = (16 - reinterpret_cast<uintptr_t>(keys) % 16) % 16 / sizeof(K);
@@ -72,11 +98,17 @@ __global__ void __launch_bounds__(CountingTuning::kCountThreads)
         }
 #pragma unroll
         for (int v = 0; v < VPT; ++v) {
-            if (base + size_t(v) * BLOCK + threadIdx.x >= vectors) continue;
             K k[V];
             memcpy(k, &r[v], 16);
+            // Whole warps take the warp path (every lane in the shuffle, vote
+            // and match); a warp with lanes past the end adds one by one.
+            const size_t warp_last = base + size_t(v) * BLOCK + (threadIdx.x | 31u);
+            if (warp_last < vectors) {
+                add_step(k);
+            } else if (base + size_t(v) * BLOCK + threadIdx.x < vectors) {
 #pragma unroll
-            for (int j = 0; j < V; ++j) add(k[j]);
+                for (int j = 0; j < V; ++j) add(k[j]);
+            }
         }
     }
     if (blockIdx.x == 0) {
