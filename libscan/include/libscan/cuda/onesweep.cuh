@@ -274,8 +274,8 @@ template <int BITS> __device__ __forceinline__ unsigned warp_peers(unsigned d) {
 // every lane): peers share the warp's counter for their digit, which the
 // highest peer advances after everyone has read it. counts[] starts at 0
 // and ends holding the warp's count of each digit.
-// digit_of(k): item k's digit, recomputed from the key where it is needed
-// rather than kept (IPT registers a thread fewer).
+// digit_of(k): item k's digit (kept in a register or taken again from the
+// key: PassTuning's kKeepDigits).
 template <int BITS, int IPT, typename DigitOf>
 __device__ __forceinline__ void rank_in_warp(const DigitOf &digit_of, unsigned *counts, int lane,
                                              unsigned short (&rank)[IPT]) {
