@@ -273,10 +273,13 @@ int main(int argc, char **argv) {
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    // As bench_radixsort: a build carried to another machine names its commit
+    // in LIBSCAN_COMMIT (the configure-time one can be older than the code).
+    const char *commit = std::getenv("LIBSCAN_COMMIT") ? std::getenv("LIBSCAN_COMMIT") : LIBSCAN_BENCH_COMMIT;
     std::printf("# bench_segsort: segmented sort, 2^%d u32 keys\n\n", a.log2n);
     std::printf("GPU %s (%d SMs), %s, commit %s (%s, sm %s), CUB %d.%d.%d, %d reps after %d warm-up rounds, "
                 "medians in ms.\n\n",
-                prop.name, prop.multiProcessorCount, date, LIBSCAN_BENCH_COMMIT, LIBSCAN_BENCH_BUILD_TYPE,
+                prop.name, prop.multiProcessorCount, date, commit, LIBSCAN_BENCH_BUILD_TYPE,
                 LIBSCAN_BENCH_CUDA_ARCHS, CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION, a.reps,
                 a.warmup);
     std::printf("| shape | data | segments | libscan no temp | caller temp | checked offsets | CUB int32 | CUB int64 "
