@@ -313,6 +313,45 @@ static void test_gpu_api_argument_errors(void **state) {
     assert_true(k4 >= n * 4 + LIBSCAN_TEMP_ALIGNMENT && k8 >= n * 8 && p8 >= n * 16 && k4 < k8 && k8 < p8);
 }
 
+/* The temp query against sort.h's stated bound: the alternate keys and
+ * values, then at most 1.4 bytes a key of bookkeeping when neither keys nor
+ * values exceed 4 bytes, 2.8 for narrower keys with 8-byte values, 4.8 for
+ * 8-byte keys, twice that from 2^30 keys, and 16 bytes a segment (plus a
+ * few KB of rounding and counters); far less with few segments. Host
+ * arithmetic only: no allocation, so sizes past 2^31 are checked too. */
+static void test_temp_bound(void **state) {
+    (void)state;
+    static const libscan_dtype_t keys[] = {LIBSCAN_U8, LIBSCAN_U16, LIBSCAN_U32, LIBSCAN_U64};
+    static const size_t counts[] = {4097, 300007, (size_t)1 << 24, ((size_t)1 << 31) + 5};
+    for (size_t k = 0; k < 4; ++k)
+        for (size_t vb = 0; vb <= 8; vb += 4)
+            for (size_t c = 0; c < 4; ++c) {
+                const size_t n = counts[c], ks = libscan_dtype_size(keys[k]);
+                double per_key = ks == 8 ? 4.8 : vb == 8 ? 2.8 : 1.4;
+                if (n >= (size_t)1 << 30) per_key *= 2;
+                const size_t seg_counts[] = {1, 64, n / 1000 + 1, n};
+                size_t few = 0;
+                for (size_t g = 0; g < 4; ++g) {
+                    const size_t segs = seg_counts[g];
+                    size_t need = 0;
+                    LS_EXPECT(LIBSCAN_SUCCESS, libscan_segmented_sort_temp_bytes(n, segs, keys[k], vb, &need));
+                    const size_t copies = n * ks + n * vb;
+                    assert_true(need >= copies);
+                    const double extra = (double)(need - copies);
+                    const double bound = per_key * (double)n + 16.0 * (double)(segs + 1) + 8192.0;
+                    if (extra > bound)
+                        TFAIL("%s keys, %zu-byte values, n=%zu, %zu segments: %.0f bytes beyond the copies, bound %.0f",
+                              libscan_dtype_name(keys[k]), vb, n, segs, extra, bound);
+                    if (g == 1) few = need - copies;
+                    /* 64 segments: look-back words for the tiles (at most 0.5 bytes a
+                       key), digit counts for 64 rows (at most 16 KB each). */
+                    if (g == 1 && (double)few > 0.6 * (double)n + 16384.0 * 64 + 8192.0)
+                        TFAIL("%s keys, n=%zu, 64 segments: %zu bytes of bookkeeping", libscan_dtype_name(keys[k]), n,
+                              few);
+                }
+            }
+}
+
 int main(void) {
     test_begin("test_segsort_cpu");
     const struct CMUnitTest tests[] = {
@@ -323,6 +362,7 @@ int main(void) {
         cmocka_unit_test(test_2pow20_segments),
         cmocka_unit_test(test_segment_over_thread_limit),
         cmocka_unit_test(test_trivial_inputs),
+        cmocka_unit_test(test_temp_bound),
         cmocka_unit_test(test_cpu_errors),
         cmocka_unit_test(test_gpu_api_argument_errors),
     };
