@@ -144,9 +144,7 @@ cudaError_t run_large(const libscan__segsort_plan_t &pl, const Codec<K> &codec, 
         p.values_out = vdst;
         p.iota_values = false;
         p.tiles = SegmentTiles<C>{L, counts + size_t(pass) * kRadix, row};
-        const unsigned shift = pl.begin_bit + unsigned(pass) * kRadixBits;
-        const unsigned bits = pl.end_bit - shift < unsigned(kRadixBits) ? pl.end_bit - shift : unsigned(kRadixBits);
-        p.digit = Digit<K>{codec, shift, (1u << bits) - 1u};
+        p.digit = Digit<K>::of_pass(codec, pl.begin_bit, pl.end_bit, pass);
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<C, kRadix>{words};
         pass_kernel<K, V, C, Pass, SegmentTiles<C>>

@@ -30,8 +30,6 @@ size_t counting_bytes(size_t key_bytes) {
     return key_bytes <= 2 ? ((size_t(1) << (8 * key_bytes)) + 1) * sizeof(unsigned long long) : 0;
 }
 
-
-
 template <typename K, typename V, typename W>
 cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, char *scratch, int sms,
                        cudaStream_t stream) {
@@ -66,9 +64,7 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
         p.values_out = vdst;
         p.iota_values = pl.iota_values && pass == 0;
         p.tiles = FlatTiles{pl.count, hist + size_t(pass) * kRadix};
-        const unsigned shift = pl.begin_bit + unsigned(pass) * kRadixBits;
-        const unsigned bits = pl.end_bit - shift < unsigned(kRadixBits) ? pl.end_bit - shift : unsigned(kRadixBits);
-        p.digit = Digit<K>{codec, shift, (1u << bits) - 1u};
+        p.digit = Digit<K>::of_pass(codec, pl.begin_bit, pl.end_bit, pass);
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<W, kRadix>{status};
         pass_kernel<K, V, W, Tuning><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);

@@ -63,6 +63,13 @@ template <typename K> struct Digit {
     Codec<K> codec;
     unsigned shift;
     unsigned mask;
+    // Pass `pass` of a sort of bits [begin_bit, end_bit) (pass < its passes):
+    // 8 bits from begin_bit + 8 x pass, fewer in a last pass that ends at end_bit.
+    __host__ __device__ static Digit of_pass(const Codec<K> &codec, unsigned begin_bit, unsigned end_bit, int pass) {
+        const unsigned shift = begin_bit + unsigned(pass) * kRadixBits;
+        const unsigned bits = end_bit - shift < unsigned(kRadixBits) ? end_bit - shift : unsigned(kRadixBits);
+        return Digit{codec, shift, (1u << bits) - 1u};
+    }
     __device__ __forceinline__ unsigned operator()(K x) const {
         return static_cast<unsigned>(static_cast<K>(codec.map(x) >> shift)) & mask;
     }
