@@ -283,23 +283,63 @@ template <int BITS> __device__ __forceinline__ unsigned warp_peers(unsigned d) {
 // and ends holding the warp's count of each digit.
 // digit_of(k): item k's digit (kept in a register or taken again from the
 // key: PassTuning's kKeepDigits).
-template <int BITS, int IPT, typename DigitOf>
+// How peers are found: ballots cost the same for any digits (BITS votes on
+// the ALU pipe, which they fill); __match_any_sync is one instruction on the
+// MIO pipe whose time grows with the number of distinct digits among the 32
+// lanes (bench_radixsort, H200, 2^28 u32 keys, every item matched against
+// every item by ballots: 16-distinct keys 5.40 -> 4.63 ms, 2-distinct
+// 5.42 -> 4.36 ms, uniform 5.56 -> 9.27 ms). MATCH_EVERY > 0: every
+// MATCH_EVERY-th item matches, the others vote, which shares the work
+// between the two pipes. The ranks do not depend on the choice.
+
+// One item's rank from its peers; the warp's counter of digit d advances.
+__device__ __forceinline__ unsigned short rank_among(unsigned d, unsigned peers, unsigned *counts, int lane) {
+    const int leader = 31 - __clz(peers);
+    unsigned before = 0;
+    if (lane == leader) {
+        before = counts[d];
+        counts[d] = before + unsigned(__popc(peers));
+    }
+    before = __shfl_sync(libscan::kFullMask, before, leader);
+    const unsigned short r = static_cast<unsigned short>(before + unsigned(__popc(peers & ((1u << lane) - 1u))));
+    __syncwarp();
+    return r;
+}
+
+// Items FIRST.. of the warp, in order.
+template <int BITS, int IPT, int MATCH_EVERY, int FIRST = 0, typename DigitOf>
 __device__ __forceinline__ void rank_in_warp(const DigitOf &digit_of, unsigned *counts, int lane,
                                              unsigned short (&rank)[IPT]) {
-    const unsigned lanes_below = (1u << lane) - 1u;
 #pragma unroll
-    for (int k = 0; k < IPT; ++k) {
+    for (int k = FIRST; k < IPT; ++k) {
         const unsigned d = digit_of(k);
+        const unsigned peers = MATCH_EVERY > 0 && k % (MATCH_EVERY > 0 ? MATCH_EVERY : 1) == 0
+                                   ? __match_any_sync(libscan::kFullMask, d)
+                                   : warp_peers<BITS>(d);
+        rank[k] = rank_among(d, peers, counts, lane);
+    }
+}
+
+// rank_in_warp, choosing per warp: when the warp's first item (ranked by
+// ballots, which tell its distinct digits at no latency a match would add)
+// holds at most FEW distinct digits (FEW > 0), every later item matches
+// (few digits make matching cheap: such keys are few-distinct, and the
+// tile's other items likely are too); otherwise MATCH_EVERY as above. One
+// branch per warp and tile, outside the unrolled loops.
+template <int BITS, int IPT, int MATCH_EVERY, int FEW, typename DigitOf>
+__device__ __forceinline__ void rank_tile_in_warp(const DigitOf &digit_of, unsigned *counts, int lane,
+                                                  unsigned short (&rank)[IPT]) {
+    if constexpr (FEW > 0) {
+        const unsigned d = digit_of(0);
         const unsigned peers = warp_peers<BITS>(d);
-        const int leader = 31 - __clz(peers);
-        unsigned before = 0;
-        if (lane == leader) {
-            before = counts[d];
-            counts[d] = before + unsigned(__popc(peers));
-        }
-        before = __shfl_sync(libscan::kFullMask, before, leader);
-        rank[k] = static_cast<unsigned short>(before + unsigned(__popc(peers & lanes_below)));
-        __syncwarp();
+        const bool leads = lane == 31 - __clz(peers);
+        rank[0] = rank_among(d, peers, counts, lane);
+        if (__popc(__ballot_sync(libscan::kFullMask, leads)) <= FEW)
+            rank_in_warp<BITS, IPT, 1, 1>(digit_of, counts, lane, rank);
+        else
+            rank_in_warp<BITS, IPT, MATCH_EVERY, 1>(digit_of, counts, lane, rank);
+    } else {
+        rank_in_warp<BITS, IPT, MATCH_EVERY>(digit_of, counts, lane, rank);
     }
 }
 
@@ -387,7 +427,7 @@ __device__ __noinline__ void copy_pass_tile(const K *keys_in, K *keys_out, const
 }
 
 // Shape (sort_tuning.cuh's PassTuning): kBlockThreads, kItemsPerThread,
-// kLookbackWindow, kMinBlocks, kKeepDigits.
+// kLookbackWindow, kMinBlocks, kKeepDigits, kMatchEvery, kFewDigits.
 template <typename K, typename V, typename W, class Shape, typename Tiles = FlatTiles>
 __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_kernel(const PassParams<K, V, W, Tiles> p) {
     constexpr int BLOCK = Shape::kBlockThreads, IPT = Shape::kItemsPerThread, WINDOW = Shape::kLookbackWindow;
@@ -460,8 +500,9 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
 
     // Rank inside the warp, in item order (this is what makes the sort stable).
     unsigned short rank[IPT];
-    if (valid == kTile) rank_in_warp<kRadixBits, IPT>(digit_of, s_warp_hist[warp], lane, rank);
-    else rank_in_warp<kRadixBits + 1, IPT>(digit_of, s_warp_hist[warp], lane, rank); // padding has digit kRadix
+    constexpr int kMatch = Shape::kMatchEvery, kFew = Shape::kFewDigits;
+    if (valid == kTile) rank_tile_in_warp<kRadixBits, IPT, kMatch, kFew>(digit_of, s_warp_hist[warp], lane, rank);
+    else rank_in_warp<kRadixBits + 1, IPT, kMatch>(digit_of, s_warp_hist[warp], lane, rank); // padding: digit kRadix
     __syncthreads();
 
     // Thread d < kRadix: warp counts of digit d -> exclusive offsets over warps,

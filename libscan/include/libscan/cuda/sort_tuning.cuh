@@ -42,12 +42,28 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // (`bench_radixsort --logs 28 --reps 7`, H200, one process each). The
 // pairs and 8-byte kernels keep their digits: taken again they measured
 // +0.3% and +1.1% there (100 registers for pairs without a bound).
+// kMatchEvery, kFewDigits: how a warp finds the lanes of its digit
+// (onesweep.cuh, rank_tile_in_warp): every kMatchEvery-th item by
+// __match_any_sync, the others by ballots (0: ballots only); a warp whose
+// first item shows at most kFewDigits distinct digits matches every item
+// (0: never). ncu (H200, 2^28 u32 keys) put the ballot-only kernel at 83%
+// of the ALU pipe. bench_radixsort --logs 28 --reps 7, H200, caller temp /
+// best CUB, one process per variant (bench/results/2026-11-28-h200-ranking):
+//   u32 keys           uniform  2-distinct  16-distinct   pairs uniform  2-distinct
+//   ballots only        1.020     1.258       1.215          1.112        1.348
+//   match every 4th     1.003     1.181       1.155          1.194 (pairs matching too)
+//   every 4th + few 16  0.999     1.038       1.064          1.115        1.243
+//   match all           1.703     1.035       1.038          1.608        1.230
+// (a first match as the probe instead of ballots cost ~2.5% on uniform keys:
+// its latency stalls the warp.) 8-byte kernels: not measured, ballots only.
 template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
     static constexpr int kBlockThreads = 448;
     static constexpr int kItemsPerThread = 16;
     static constexpr int kLookbackWindow = 1;
     static constexpr int kMinBlocks = 0;
     static constexpr bool kKeepDigits = true;
+    static constexpr int kMatchEvery = 0;
+    static constexpr int kFewDigits = 16;
 };
 template <> struct PassTuning<4, false> {
     static constexpr int kBlockThreads = 384;
@@ -55,6 +71,8 @@ template <> struct PassTuning<4, false> {
     static constexpr int kLookbackWindow = 4;
     static constexpr int kMinBlocks = 3;
     static constexpr bool kKeepDigits = false;
+    static constexpr int kMatchEvery = 4;
+    static constexpr int kFewDigits = 16;
 };
 template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kBlockThreads = 256;
@@ -62,6 +80,8 @@ template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kLookbackWindow = 1;
     static constexpr int kMinBlocks = 0;
     static constexpr bool kKeepDigits = true;
+    static constexpr int kMatchEvery = 0;
+    static constexpr int kFewDigits = 0;
 };
 
 // The PassTuning entry a sort takes: the width of the wider of key and value
