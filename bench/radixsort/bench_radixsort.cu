@@ -379,6 +379,9 @@ int main(int argc, char **argv) {
     std::vector<int> logs{16, 20, 24, 28};
     int reps = 21, warmup = 3, reps_2p28 = -1, reps_small = 101;
     bool dists = true, reps_given = false;
+    // The keys' seed (the few-distinct rows' values come from it): the time
+    // unless --seed gives one; printed, so that a row can be run again.
+    uint64_t seed = uint64_t(std::time(nullptr));
     std::string only; // --only: rows whose case name contains one of these (comma-separated)
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -393,13 +396,14 @@ int main(int argc, char **argv) {
         else if (a == "--no-dists") dists = false;
         else if (a == "--baseline") g_with_baseline = true;
         else if (a == "--only") only = next();
+        else if (a == "--seed") seed = std::strtoull(next(), nullptr, 10);
         else if (a == "--help") {
             std::printf(
                 "usage: bench_radixsort [--logs 16,20,24,28] [--reps 21] [--reps-2p28 N] [--warmup 3] [--no-dists]\n"
-                "                       [--baseline] [--only TEXT]\n"
+                "                       [--baseline] [--only TEXT] [--seed N]\n"
                 "--baseline also times every sort down the onesweep passes (the path before issue #23's\n"
                 "counting sort), interleaved; --only keeps the rows whose case name contains TEXT (or one of\n"
-                "several, comma-separated).\n"
+                "several, comma-separated); --seed fixes the keys (default: the time; the report prints it).\n"
                 "Times libscan_sort without temp (opts = NULL: the temp cache) and with caller temp, CUB's\n"
                 "DeviceRadixSort with int and int64_t item counts, and a memcpy of the same bytes, interleaved\n"
                 "(one call of each per round; medians of --reps rounds, or of %d below 2^21 keys unless --reps\n"
@@ -426,7 +430,6 @@ int main(int argc, char **argv) {
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
     const char *commit = std::getenv("LIBSCAN_COMMIT") ? std::getenv("LIBSCAN_COMMIT") : LIBSCAN_BENCH_COMMIT;
-    const uint64_t seed = uint64_t(std::time(nullptr));
     std::vector<Row> rows;
     for (int lg : logs) {
         const size_t n = size_t(1) << lg;
@@ -485,10 +488,10 @@ int main(int argc, char **argv) {
     std::printf("# radix sort: libscan_sort (temp cache and caller temp) vs cub::DeviceRadixSort\n\n");
     std::printf("%s (%d SMs), CUDA runtime %d.%d, CUB %d.%d.%d, commit %s, %s, build %s, arch %s; contenders "
                 "interleaved in one process, each call alone between CUDA events; medians of %d rounds "
-                "(%d at 2^28%s) after %d warm-up rounds; times in ms.\n\n",
+                "(%d at 2^28%s) after %d warm-up rounds; keys from seed %llu (--seed); times in ms.\n\n",
                 prop.name, prop.multiProcessorCount, rt / 1000, rt % 1000 / 10, CUB_MAJOR_VERSION, CUB_MINOR_VERSION,
                 CUB_SUBMINOR_VERSION, commit, date, LIBSCAN_BENCH_BUILD_TYPE, LIBSCAN_BENCH_CUDA_ARCHS, reps, reps_2p28,
-                reps_given ? "" : ", at least 101 up to 2^20", warmup);
+                reps_given ? "" : ", at least 101 up to 2^20", warmup, static_cast<unsigned long long>(seed));
 
     std::printf("## First call after libscan_temp_cache_release()\n\n");
     std::printf("One libscan_sort without temp right after the cache was emptied (it maps new memory for the\n"
