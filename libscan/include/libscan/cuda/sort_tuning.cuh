@@ -48,7 +48,7 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // first item shows at most kFewDigits distinct digits matches every item
 // (0: never). ncu (H200, 2^28 u32 keys) put the ballot-only kernel at 83%
 // of the ALU pipe. bench_radixsort --logs 28 --reps 7, H200, caller temp /
-// best CUB, one process per variant (bench/results/2026-11-28-h200-ranking):
+// best CUB, one process per variant (bench/results/2026-11-28-h200-b8f9cd5/ranking):
 //   u32 keys           uniform  2-distinct  16-distinct   pairs uniform  2-distinct
 //   ballots only        1.020     1.258       1.215          1.112        1.348
 //   match every 4th     1.003     1.181       1.155          1.194 (pairs matching too)
