@@ -12,9 +12,9 @@
 //      segmented sort's SegmentTiles for one segment each), loads its keys
 //      warp-striped (key k of lane l of warp w is tile item
 //      w*32*IPT + k*32 + l, so every load is coalesced), ranks each key among
-//      the equal digits of its warp (peers found by one ballot per digit bit,
-//      warp-private counters, in item order: this is what makes the sort
-//      stable), turns
+//      the equal digits of its warp (peers found by one ballot per digit bit
+//      or by __match_any_sync, PassTuning's mix; warp-private counters, in
+//      item order: this is what makes the sort stable), turns
 //      the per-warp counts into tile offsets (per digit over warps, then a
 //      libscan::BlockScan over digits), publishes its digit counts and learns
 //      each digit's offset from the earlier tiles by look-back
@@ -254,11 +254,13 @@ template <typename K, typename V, typename W, typename Tiles = FlatTiles> struct
 };
 
 // The lanes of the warp whose d equals this lane's, for d < 2^BITS: one
-// ballot per bit, each inverted where this lane's bit is clear. Votes run
-// beside the ALU, where __match_any_sync goes through the MIO pipe that the
-// shared-memory counters already keep busy (ncu: 40% of the pass kernel's
-// stalls were MIO waits with match.any). Written in PTX so that one predicate
-// serves both the vote and the inversion (the C++ form cost ~7 SASS per bit).
+// ballot per bit, each inverted where this lane's bit is clear. The votes
+// and their masks run on the ALU pipe, where __match_any_sync goes through
+// the MIO pipe that the shared-memory counters also use (ncu: with
+// match.any alone, 40% of the pass kernel's stalls were MIO waits; with
+// ballots alone, the ALU pipe was 83% busy): rank_in_warp mixes the two.
+// Written in PTX so that one predicate serves both the vote and the
+// inversion (the C++ form cost ~7 SASS per bit).
 template <int BITS> __device__ __forceinline__ unsigned warp_peers(unsigned d) {
     unsigned peers = libscan::kFullMask;
 #pragma unroll
@@ -276,22 +278,6 @@ template <int BITS> __device__ __forceinline__ unsigned warp_peers(unsigned d) {
     return peers;
 }
 
-// Ranks each item among the warp's items of the same digit, in item order
-// (item k of lane l comes before item k of lane l+1 and after item k-1 of
-// every lane): peers share the warp's counter for their digit, which the
-// highest peer advances after everyone has read it. counts[] starts at 0
-// and ends holding the warp's count of each digit.
-// digit_of(k): item k's digit (kept in a register or taken again from the
-// key: PassTuning's kKeepDigits).
-// How peers are found: ballots cost the same for any digits (BITS votes on
-// the ALU pipe, which they fill); __match_any_sync is one instruction on the
-// MIO pipe whose time grows with the number of distinct digits among the 32
-// lanes (bench_radixsort, H200, 2^28 u32 keys, every item matched against
-// every item by ballots: 16-distinct keys 5.40 -> 4.63 ms, 2-distinct
-// 5.42 -> 4.36 ms, uniform 5.56 -> 9.27 ms). MATCH_EVERY > 0: every
-// MATCH_EVERY-th item matches, the others vote, which shares the work
-// between the two pipes. The ranks do not depend on the choice.
-
 // One item's rank from its peers; the warp's counter of digit d advances.
 __device__ __forceinline__ unsigned short rank_among(unsigned d, unsigned peers, unsigned *counts, int lane) {
     const int leader = 31 - __clz(peers);
@@ -306,7 +292,22 @@ __device__ __forceinline__ unsigned short rank_among(unsigned d, unsigned peers,
     return r;
 }
 
-// Items FIRST.. of the warp, in order.
+// Ranks each item among the warp's items of the same digit, in item order
+// (item k of lane l comes before item k of lane l+1 and after item k-1 of
+// every lane): peers share the warp's counter for their digit, which the
+// highest peer advances after everyone has read it. counts[] starts at 0
+// and ends holding the warp's count of each digit.
+// digit_of(k): item k's digit (kept in a register or taken again from the
+// key: PassTuning's kKeepDigits).
+// How peers are found: ballots cost the same for any digits (BITS votes on
+// the ALU pipe, which they fill); __match_any_sync is one instruction on the
+// MIO pipe whose time grows with the number of distinct digits among the 32
+// lanes (bench_radixsort, H200, 2^28 u32 keys, ballots for every item ->
+// a match for every item: 16-distinct keys 5.40 -> 4.63 ms, 2-distinct
+// 5.42 -> 4.36 ms, uniform 5.56 -> 9.27 ms). MATCH_EVERY > 0: every
+// MATCH_EVERY-th item matches, the others vote, which shares the work
+// between the two pipes. The ranks do not depend on the choice.
+// Here for items FIRST.. of the warp.
 template <int BITS, int IPT, int MATCH_EVERY, int FIRST = 0, typename DigitOf>
 __device__ __forceinline__ void rank_in_warp(const DigitOf &digit_of, unsigned *counts, int lane,
                                              unsigned short (&rank)[IPT]) {

@@ -49,11 +49,11 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // (0: never). ncu (H200, 2^28 u32 keys) put the ballot-only kernel at 83%
 // of the ALU pipe. bench_radixsort --logs 28 --reps 7, H200, caller temp /
 // best CUB, one process per variant (bench/results/2026-11-28-h200-b8f9cd5/ranking):
-//   u32 keys           uniform  2-distinct  16-distinct   pairs uniform  2-distinct
-//   ballots only        1.020     1.258       1.215          1.112        1.348
-//   match every 4th     1.003     1.181       1.155          1.194 (pairs matching too)
-//   every 4th + few 16  0.999     1.038       1.064          1.115        1.243
-//   match all           1.703     1.035       1.038          1.608        1.230
+//   (keys / pairs)      u32 keys: uniform  2-distinct  16-distinct   pairs: uniform  2-distinct
+//   ballots only                  1.020     1.258       1.215               1.112        1.348
+//   every 4th / every 4th         1.002     1.203       1.161               1.194        1.314
+//   every 4th + few 16 / few 16   0.999     1.038       1.064               1.115        1.243
+//   all / all                     1.703     1.035       1.038               1.608        1.230
 // (a first match as the probe instead of ballots cost ~2.5% on uniform keys:
 // its latency stalls the warp.) 8-byte kernels: not measured, ballots only.
 template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
