@@ -118,7 +118,7 @@ int main(int argc, char **argv) {
     std::printf("# bench_compact: libscan compact vs CUB\n\n");
     std::printf("%s (%d SMs), CUDA runtime %d.%d, CUB %d.%d.%d, commit %s (%s, sm %s), %s\n\n", prop.name,
                 prop.multiProcessorCount, rt / 1000, rt % 1000 / 10, CUB_MAJOR_VERSION, CUB_MINOR_VERSION,
-                CUB_SUBMINOR_VERSION, LIBSCAN_BENCH_COMMIT, LIBSCAN_BENCH_BUILD_TYPE, LIBSCAN_BENCH_CUDA_ARCHS, date);
+                CUB_SUBMINOR_VERSION, libscan_bench_commit(), LIBSCAN_BENCH_BUILD_TYPE, LIBSCAN_BENCH_CUDA_ARCHS, date);
 
     // Table 1 first, while nothing of this process has used the temp cache.
     std::vector<int> logs;

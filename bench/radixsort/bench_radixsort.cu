@@ -429,7 +429,7 @@ int main(int argc, char **argv) {
     CK(cudaGetDeviceProperties(&prop, 0));
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
-    const char *commit = std::getenv("LIBSCAN_COMMIT") ? std::getenv("LIBSCAN_COMMIT") : LIBSCAN_BENCH_COMMIT;
+    const char *commit = libscan_bench_commit();
     std::vector<Row> rows;
     for (int lg : logs) {
         const size_t n = size_t(1) << lg;

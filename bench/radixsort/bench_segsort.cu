@@ -273,9 +273,7 @@ int main(int argc, char **argv) {
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-    // As bench_radixsort: a build carried to another machine names its commit
-    // in LIBSCAN_COMMIT (the configure-time one can be older than the code).
-    const char *commit = std::getenv("LIBSCAN_COMMIT") ? std::getenv("LIBSCAN_COMMIT") : LIBSCAN_BENCH_COMMIT;
+    const char *commit = libscan_bench_commit();
     std::printf("# bench_segsort: segmented sort, 2^%d u32 keys\n\n", a.log2n);
     std::printf("GPU %s (%d SMs), %s, commit %s (%s, sm %s), CUB %d.%d.%d, %d reps after %d warm-up rounds, "
                 "medians in ms.\n\n",

@@ -743,7 +743,7 @@ int main(int argc, char **argv) {
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-    const char *commit = std::getenv("LIBSCAN_COMMIT") ? std::getenv("LIBSCAN_COMMIT") : LIBSCAN_BENCH_COMMIT;
+    const char *commit = libscan_bench_commit();
 
     int wrong = 0;
     if (!temp_only) wrong += main_table(sizes, reps, st, dev, prop, date, commit);

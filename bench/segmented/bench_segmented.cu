@@ -216,8 +216,7 @@ int main(int argc, char **argv) {
     }
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    const char *env_commit = std::getenv("LIBSCAN_COMMIT");
-    const std::string commit = env_commit && *env_commit ? env_commit : LIBSCAN_BENCH_COMMIT;
+    const std::string commit = libscan_bench_commit();
     char date[64];
     std::time_t now = std::time(nullptr);
     std::tm tm;
