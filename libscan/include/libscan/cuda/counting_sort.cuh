@@ -186,9 +186,17 @@ __global__ void __launch_bounds__(CountingTuning::kFillThreads)
     unsigned d = digit_at(starts, pos0, s_range[0], s_range[1]);
     unsigned long long next = starts[d + 1];
     K k[KPT];
+    // A run that ends inside this thread's outputs: the next digit is found
+    // by binary search, not by stepping over the empty digits between (two
+    // distinct u16 keys far apart had one thread step through up to 65535
+    // starts, one dependent load each: 5.0 ms against 1.1 ms for uniform keys
+    // on an H200).
 #pragma unroll
     for (int j = 0; j < KPT; ++j) {
-        while (pos0 + j >= next && d < kLast) next = starts[++d + 1];
+        if (pos0 + j < n && pos0 + j >= next) {
+            d = digit_at(starts, pos0 + j, d + 1, s_range[1]);
+            next = starts[d + 1];
+        }
         k[j] = static_cast<K>(K(d) ^ xor_all);
     }
     if (n - pos0 >= size_t(KPT) && reinterpret_cast<uintptr_t>(out + pos0) % 16 == 0) {
