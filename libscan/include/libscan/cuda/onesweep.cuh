@@ -428,7 +428,8 @@ __device__ __noinline__ void copy_pass_tile(const K *keys_in, K *keys_out, const
 }
 
 // Shape (sort_tuning.cuh's PassTuning): kBlockThreads, kItemsPerThread,
-// kLookbackWindow, kMinBlocks, kKeepDigits, kMatchEvery, kFewDigits.
+// kLookbackWindow, kMinBlocks, kKeepDigits, kMatchEvery, kFewDigits,
+// kShareHistogram.
 template <typename K, typename V, typename W, class Shape, typename Tiles = FlatTiles>
 __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_kernel(const PassParams<K, V, W, Tiles> p) {
     constexpr int BLOCK = Shape::kBlockThreads, IPT = Shape::kItemsPerThread, WINDOW = Shape::kLookbackWindow;
@@ -442,10 +443,19 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     static_assert(kWarpItems < 65536, "libscan::sort: warp ranks are kept in 16 bits");
     using Scan = libscan::BlockScan<unsigned, BLOCK>;
 
-    __shared__ alignas(16) unsigned char s_exchange[kExchangeBytes];
-    // Per warp and digit: the warp's count, then where the warp's keys of the
-    // digit start in the tile. +1: the padding items' digit.
-    __shared__ unsigned s_warp_hist[kWarps][kRadix + 1];
+    // s_warp_hist, per warp and digit: the warp's count, then where the
+    // warp's keys of the digit start in the tile (+1: the padding items'
+    // digit). Shape::kShareHistogram: it lies inside the exchange buffer (its
+    // last read comes before the buffer's first write, one more barrier per
+    // tile), which leaves the tile more of the 48 KB of static shared memory;
+    // else after it.
+    constexpr size_t kWarpHistBytes = size_t(kWarps) * (kRadix + 1) * sizeof(unsigned);
+    constexpr bool kShare = Shape::kShareHistogram;
+    constexpr size_t kSharedBytes = !kShare ? kExchangeBytes + kWarpHistBytes
+                                    : kExchangeBytes > kWarpHistBytes ? kExchangeBytes : kWarpHistBytes;
+    static_assert(kExchangeBytes % sizeof(unsigned) == 0, "libscan::sort: the warp histograms must stay aligned");
+    __shared__ alignas(16) unsigned char s_exchange[kSharedBytes];
+    auto s_warp_hist = reinterpret_cast<unsigned (*)[kRadix + 1]>(s_exchange + (kShare ? 0 : kExchangeBytes));
     __shared__ unsigned long long s_global[kRadix];
     __shared__ typename Scan::TempStorage s_scan;
     __shared__ unsigned s_tile;
@@ -526,17 +536,23 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     }
     __syncthreads();
 
-    // Keys to their place in the tile sorted by digit.
+    // Keys to their place in the tile sorted by digit (sharing the buffer
+    // with the counters: every place is read before the first key lands).
     K *s_keys = reinterpret_cast<K *>(s_exchange);
     int local[IPT];
 #pragma unroll
     for (int k = 0; k < IPT; ++k) {
-        local[k] = -1;
         const unsigned d = digit_of(k);
-        if (d < unsigned(kRadix)) {
-            local[k] = int(s_warp_hist[warp][d] + rank[k]);
-            s_keys[local[k]] = keys[k];
+        local[k] = d < unsigned(kRadix) ? int(s_warp_hist[warp][d] + rank[k]) : -1;
+        if constexpr (!kShare) {
+            if (local[k] >= 0) s_keys[local[k]] = keys[k];
         }
+    }
+    if constexpr (kShare) {
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < IPT; ++k)
+            if (local[k] >= 0) s_keys[local[k]] = keys[k];
     }
 
     // Values are loaded now, so that their latency hides behind the

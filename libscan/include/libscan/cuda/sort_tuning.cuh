@@ -4,8 +4,9 @@
 // Entries that name a run were chosen by it: the benchmark target of
 // bench/radixsort and its arguments, on an H100, on scratch builds in which
 // only the entry changed. The others are first choices, still to be swept.
-// A tile must fit in static shared memory (48 KB) with the warp histograms:
-// the exchange buffer holds a tile of max(key, value) bytes.
+// A tile must fit in static shared memory (48 KB) with the warp histograms
+// (beside the exchange buffer, or inside it: kShareHistogram): the exchange
+// buffer holds a tile of max(key, value) bytes.
 #pragma once
 
 #include <cstddef>
@@ -19,8 +20,8 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // The per-pass (onesweep) kernel, chosen by the widest of key and value and
 // by whether values travel. 4-byte keys only: 384 threads x 20 keys = 7680
 // keys per tile, 30 KB of exchange + 12 KB of warp histograms; with 4-byte
-// values, 448 x 16 = 7168, 28 KB + 14 KB. 8-byte: 256 x 16 = 4096, 32 KB +
-// 8 KB.
+// values, 448 x 16 = 7168, 28 KB + 14 KB. 8-byte: 384 x 15 = 5760, 45 KB of
+// exchange holding the 12 KB of histograms.
 // Chosen by `bench_radixsort --logs 28 --no-dists` (2^28 keys): u32 keys,
 // ballot ranking, 384 x 20 8.56 ms against 8.98 ms for 384 x 16; u32/u32
 // pairs, 448 x 16 9.49 ms = 1.082x CUB, 512 x 14 1.084x, 512 x 12 1.113x,
@@ -56,6 +57,18 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 //   all / all                     1.703     1.035       1.038               1.608        1.230
 // (a first match as the probe instead of ballots cost ~2.5% on uniform keys:
 // its latency stalls the warp.) 8-byte kernels: not measured, ballots only.
+// kShareHistogram: the warp histograms live inside the exchange buffer, at
+// the cost of one more barrier a tile, so that a larger tile fits. Tiles,
+// bench_radixsort --logs 28 --reps 7, H200, caller temp / best CUB, one
+// process per variant (bench/results/2026-11-29-h200-tiles):
+//   8-byte, 256 x 16 -> 384 x 15 shared, 2 blocks an SM (80 registers):
+//     u64/u32 pairs 24.61 -> 20.70 ms (1.225 -> 1.030), u64 keys 16.97 ->
+//     16.69 ms (1.032 -> 1.018);
+//   sharing alone costs: 256 x 16 u64 keys 1.032 -> 1.070, 448 x 16 u32/u32
+//     pairs 1.114 -> 1.139;
+//   4-byte pairs, 448 x 16 -> 384 x 23 shared, 2 blocks an SM: u32/u32 pairs
+//     1.114 -> 1.090, u16/u32 pairs 1.164 -> 1.207 (220 bytes of spills);
+//     digits taken again: 1.128 and 1.139. They keep 448 x 16.
 template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
     static constexpr int kBlockThreads = 448;
     static constexpr int kItemsPerThread = 16;
@@ -64,6 +77,7 @@ template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
     static constexpr bool kKeepDigits = true;
     static constexpr int kMatchEvery = 0;
     static constexpr int kFewDigits = 16;
+    static constexpr bool kShareHistogram = false;
 };
 template <> struct PassTuning<4, false> {
     static constexpr int kBlockThreads = 384;
@@ -73,15 +87,17 @@ template <> struct PassTuning<4, false> {
     static constexpr bool kKeepDigits = false;
     static constexpr int kMatchEvery = 4;
     static constexpr int kFewDigits = 16;
+    static constexpr bool kShareHistogram = false;
 };
 template <bool PAIRS> struct PassTuning<8, PAIRS> {
-    static constexpr int kBlockThreads = 256;
-    static constexpr int kItemsPerThread = 16;
+    static constexpr int kBlockThreads = 384;
+    static constexpr int kItemsPerThread = 15;
     static constexpr int kLookbackWindow = 1;
-    static constexpr int kMinBlocks = 0;
+    static constexpr int kMinBlocks = 2;
     static constexpr bool kKeepDigits = true;
     static constexpr int kMatchEvery = 0;
     static constexpr int kFewDigits = 0;
+    static constexpr bool kShareHistogram = true;
 };
 
 // The PassTuning entry a sort takes: the width of the wider of key and value
