@@ -542,10 +542,11 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     int local[IPT];
 #pragma unroll
     for (int k = 0; k < IPT; ++k) {
+        local[k] = -1;
         const unsigned d = digit_of(k);
-        local[k] = d < unsigned(kRadix) ? int(s_warp_hist[warp][d] + rank[k]) : -1;
-        if constexpr (!kShare) {
-            if (local[k] >= 0) s_keys[local[k]] = keys[k];
+        if (d < unsigned(kRadix)) {
+            local[k] = int(s_warp_hist[warp][d] + rank[k]);
+            if constexpr (!kShare) s_keys[local[k]] = keys[k];
         }
     }
     if constexpr (kShare) {
