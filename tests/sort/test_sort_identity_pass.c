@@ -11,9 +11,12 @@
  * there); keys alone, pairs with 4- and 8-byte values, argsort with 4- and
  * 8-byte indices, the double buffer; input and output off the 16-byte
  * boundary (the element-wise copy); sizes 1..3 tiles of every tile shape
- * (4096, 7168, 7680 keys), not multiples of a tile or of a vector, and
- * 2^20 + 3; bit ranges where some passes are the identity, all of them are
- * (the output is the input, stable), or the last, narrower pass is. Expected
+ * (5760, 7168, 7680 keys; 4096 before), not multiples of a tile or of a
+ * vector, and 2^20 + 3; bit ranges where some passes are the identity, all
+ * of them are (the output is the input, stable), or the last, narrower pass
+ * is. Keys in long runs of one value: whole tiles of one digit in every
+ * pass beside tiles that straddle runs, every type and mode, argsort's
+ * first indices included. Expected
  * outputs: the stable qsort reference of sort_reference.c, bitwise; the
  * element after the output stays poisoned. Every pass kernel runs only on the
  * GPU: without one every test skips. */
@@ -42,11 +45,14 @@ enum { BASE_RANDOM, BASE_ZEROS, BASE_ONES, BASE_COUNT };
 static const libscan_dtype_t kKeys[8] = {LIBSCAN_U8,  LIBSCAN_U16, LIBSCAN_U32, LIBSCAN_I32,
                                          LIBSCAN_F32, LIBSCAN_U64, LIBSCAN_I64, LIBSCAN_F64};
 
-/* Tile shapes of the passes are 4096, 7168 and 7680 keys: one, two and three
- * of each and a key either side, a size not a multiple of any vector, and
- * the trivial sizes. */
-static const size_t kSizes[] = {1,    2,    3,    4095, 4096, 4097, 7167,  7168,  7169,  7679, 7680,
-                                7681, 8193, 12289, 14336, 15361, 21503, 21505, 23039, 23041, 100003};
+/* Tile shapes of the passes are 5760, 7168 and 7680 keys (8-byte, 4-byte
+ * pairs, 4-byte keys): one tile of each and a key either side, two and
+ * three of the 4-byte shapes and a key (14336, 15361, 21503/21505,
+ * 23039/23041), three 8-byte tiles and a key (17281), the 8-byte tile of
+ * before (4096), sizes not a multiple of any vector, and the trivial
+ * sizes. */
+static const size_t kSizes[] = {1,    2,    3,    4096, 5759,  5760,  5761,  7167,  7168,  7169,  7679,  7680,
+                                7681, 8193, 12289, 14336, 15361, 17281, 21503, 21505, 23039, 23041, 100003};
 
 /* The bits in which keys of `shape` differ, for keys of width w bits. */
 static uint64_t vary_bits(int shape, unsigned w) {
@@ -74,6 +80,21 @@ static void fill_keys(rng_t *r, unsigned char *keys, size_t n, size_t ks, uint64
     }
 }
 
+/* n keys of width ks in runs of one random value, each run 1 to 3 x 7680
+ * keys long: most tiles of every pass hold one digit, the others straddle
+ * two or more runs. */
+static void fill_runs(rng_t *r, unsigned char *keys, size_t n, size_t ks) {
+    uint64_t v = 0;
+    size_t left = 0;
+    for (size_t i = 0; i < n; ++i, --left) {
+        if (left == 0) {
+            v = rng_u64(r);
+            left = 1 + rng_u32(r) % (3 * 7680);
+        }
+        memcpy(keys + i * ks, &v, ks);
+    }
+}
+
 static void *dmalloc(size_t bytes) {
     void *p = NULL;
     CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
@@ -90,6 +111,7 @@ typedef struct sort_case {
     unsigned begin, end; /* end 0: the whole key */
     size_t off;          /* keys and values this far past cudaMalloc's alignment (keys, pairs) */
     const char *what;    /* the shape's name, for the failure line */
+    int runs;            /* keys in runs of one value (fill_runs) instead of fill_keys' */
 } sort_case_t;
 
 /* One sort on the GPU against the reference. */
@@ -104,7 +126,8 @@ static void run_case(const sort_case_t *c, uint64_t idx) {
     unsigned char *keys = malloc(n * ks + 1), *out = malloc(n * ks + 1);
     unsigned char *vals = malloc(n * 8 + 8), *vout = malloc(n * 8 + 8);
     assert_true(keys && out && vals && vout);
-    fill_keys(&r, keys, n, ks, c->vary, c->base_kind);
+    if (c->runs) fill_runs(&r, keys, n, ks);
+    else fill_keys(&r, keys, n, ks, c->vary, c->base_kind);
     if (argsort) ref_iota(vals, n, vb);
     else
         for (size_t i = 0; i < n * vb; ++i) vals[i] = (unsigned char)rng_u32(&r); /* the payload moves with its key */
@@ -202,7 +225,7 @@ static void test_shapes_every_type_mode_size(void **state) {
                         if (!test_size_allowed(kSizes[s])) continue;
                         const size_t ks = libscan_dtype_size(kKeys[k]);
                         sort_case_t c = {kKeys[k], vary_bits(shape, (unsigned)ks * 8), (int)(idx % BASE_COUNT), desc,
-                                         mode, kSizes[s], 0, 0, 0, kShapeNames[shape]};
+                                         mode, kSizes[s], 0, 0, 0, kShapeNames[shape], 0};
                         if (mode != MODE_DOUBLE_BUFFER) c.off = (idx / BASE_COUNT) % 3; /* 0, 1 or 2 elements */
                         run_case(&c, idx);
                     }
@@ -224,9 +247,30 @@ static void test_shapes_2pow20(void **state) {
             for (int base = 0; base < BASE_COUNT; ++base, ++idx) {
                 const size_t ks = libscan_dtype_size(kKeys[k]);
                 sort_case_t c = {kKeys[k], vary_bits(shapes[s], (unsigned)ks * 8), base, (int)(idx & 1),
-                                 (int)(idx % MODE_COUNT), n, 0, 0, 0, kShapeNames[shapes[s]]};
+                                 (int)(idx % MODE_COUNT), n, 0, 0, 0, kShapeNames[shapes[s]], 0};
                 run_case(&c, idx);
             }
+    libscan__sort_force_path(PATH_AUTO);
+}
+
+/* Keys in long runs (fill_runs): every type, both directions and every mode
+ * at 3 tiles and a few keys; at ~2^20 keys, every type and direction with
+ * the modes in turn. */
+static void test_uniform_tiles(void **state) {
+    (void)state;
+    test_require_gpu();
+    uint64_t idx = 150000;
+    libscan__sort_force_path(PATH_ONESWEEP);
+    for (int k = 0; k < 8; ++k)
+        for (int desc = 0; desc < 2; ++desc) {
+            for (int mode = 0; mode < MODE_COUNT; ++mode, ++idx) {
+                sort_case_t c = {kKeys[k], 0, BASE_RANDOM, desc, mode, 3 * 7680 + 5, 0, 0, 0, "runs", 1};
+                run_case(&c, idx);
+            }
+            sort_case_t c = {kKeys[k],     0, BASE_RANDOM, desc, (int)(idx % MODE_COUNT),
+                             test_capped_n(((size_t)1 << 20) + 3, 1), 0, 0, 0, "runs", 1};
+            run_case(&c, idx++);
+        }
     libscan__sort_force_path(PATH_AUTO);
 }
 
@@ -261,7 +305,7 @@ static void test_bit_ranges(void **state) {
                 for (int s = 0; s < 3; ++s, ++idx) {
                     if (!test_size_allowed(sizes[s])) continue;
                     sort_case_t c = {kRanges[i].key, kRanges[i].vary, BASE_RANDOM, desc, mode, sizes[s],
-                                     kRanges[i].begin, kRanges[i].end, 0, kRanges[i].what};
+                                     kRanges[i].begin, kRanges[i].end, 0, kRanges[i].what, 0};
                     run_case(&c, idx);
                 }
 }
@@ -271,6 +315,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shapes_every_type_mode_size),
         cmocka_unit_test(test_shapes_2pow20),
+        cmocka_unit_test(test_uniform_tiles),
         cmocka_unit_test(test_bit_ranges),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
