@@ -256,7 +256,7 @@ static void test_shapes_2pow20(void **state) {
 /* Keys in long runs (fill_runs): every type, both directions and every mode
  * at 3 tiles and a few keys; at ~2^20 keys, every type and direction with
  * the modes in turn. */
-static void test_uniform_tiles(void **state) {
+static void test_long_runs(void **state) {
     (void)state;
     test_require_gpu();
     uint64_t idx = 150000;
@@ -267,8 +267,8 @@ static void test_uniform_tiles(void **state) {
                 sort_case_t c = {kKeys[k], 0, BASE_RANDOM, desc, mode, 3 * 7680 + 5, 0, 0, 0, "runs", 1};
                 run_case(&c, idx);
             }
-            sort_case_t c = {kKeys[k],     0, BASE_RANDOM, desc, (int)(idx % MODE_COUNT),
-                             test_capped_n(((size_t)1 << 20) + 3, 1), 0, 0, 0, "runs", 1};
+            const size_t n = test_capped_n(((size_t)1 << 20) + 3, 1);
+            sort_case_t c = {kKeys[k], 0, BASE_RANDOM, desc, (int)(idx % MODE_COUNT), n, 0, 0, 0, "runs", 1};
             run_case(&c, idx++);
         }
     libscan__sort_force_path(PATH_AUTO);
@@ -315,7 +315,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shapes_every_type_mode_size),
         cmocka_unit_test(test_shapes_2pow20),
-        cmocka_unit_test(test_uniform_tiles),
+        cmocka_unit_test(test_long_runs),
         cmocka_unit_test(test_bit_ranges),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -189,8 +189,8 @@ __global__ void __launch_bounds__(CountingTuning::kFillThreads)
     // A run that ends inside this thread's outputs: the next digit is found
     // by binary search, not by stepping over the empty digits between (two
     // distinct u16 keys far apart had one thread step through up to 65535
-    // starts, one dependent load each: 5.0 ms against 1.1 ms for uniform keys
-    // on an H200).
+    // starts, one dependent load each: 2^28 keys with values 56004 apart
+    // took 6.16 ms, now 1.07 ms, on an H200).
 #pragma unroll
     for (int j = 0; j < KPT; ++j) {
         if (pos0 + j < n && pos0 + j >= next) {

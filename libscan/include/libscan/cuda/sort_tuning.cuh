@@ -60,7 +60,7 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // kShareHistogram: the warp histograms live inside the exchange buffer, at
 // the cost of one more barrier a tile, so that a larger tile fits. Tiles,
 // bench_radixsort --logs 28 --reps 7, H200, caller temp / best CUB, one
-// process per variant (bench/results/2026-11-29-h200-tiles):
+// process per variant (bench/results/2026-11-29-h200-132974c/tiles):
 //   8-byte, 256 x 16 -> 384 x 15 shared, 2 blocks an SM (80 registers):
 //     u64/u32 pairs 24.61 -> 20.70 ms (1.225 -> 1.030), u64 keys 16.97 ->
 //     16.69 ms (1.032 -> 1.018);
