@@ -41,7 +41,7 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
     (void)sms;
 
     const size_t tiles = (pl.count + kTile - 1) / kTile;
-    if (tiles >= kIdentityTile) return cudaErrorInvalidValue; // the counter's top bit is the identity mark
+    if (tiles >= kFewDigitsTile) return cudaErrorInvalidValue; // the counter's top bits are the pass's marks
     unsigned *counters = reinterpret_cast<unsigned *>(scratch);
     unsigned long long *hist = reinterpret_cast<unsigned long long *>(scratch + kCounterBytes);
     W *status = reinterpret_cast<W *>(scratch + kCounterBytes + kHistBytes);

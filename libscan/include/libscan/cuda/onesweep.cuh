@@ -193,10 +193,16 @@ template <class Policy> inline unsigned histogram_blocks(size_t n, int sms) {
 // learns it from the atomic that hands it its tile, at no extra latency.
 // Tile numbers stay below it (the launch checks).
 constexpr unsigned kIdentityTile = 0x80000000u;
+// Set instead when the pass's keys hold more than one digit but at most
+// kUniformTileDigits (sort_tuning.cuh): only then may a block look for a tile
+// of one digit (PassTuning's kUniformTiles). Tile numbers stay below it too.
+constexpr unsigned kFewDigitsTile = 0x40000000u;
+constexpr unsigned kTileMarks = kIdentityTile | kFewDigitsTile;
 
 // One block of kRadix threads per pass; in place over hist[pass][*]. The
-// digit whose count is n marks the pass's tile counter (kIdentityTile); the
-// counters were zeroed before the histogram. A template (of nothing) so that
+// digit whose count is n marks the pass's tile counter (kIdentityTile), or
+// thread 0 marks a pass of few digits (kFewDigitsTile; never both: a pass of
+// one digit has no second); the counters were zeroed before the histogram. A template (of nothing) so that
 // every file including this header may instantiate it: a plain kernel would
 // be defined once per file and not link.
 template <int RADIX = kRadix>
@@ -206,7 +212,9 @@ __global__ void __launch_bounds__(RADIX) digit_base_kernel(unsigned long long *h
     __shared__ typename Scan::TempStorage temp;
     unsigned long long *row = hist + size_t(blockIdx.x) * RADIX;
     unsigned long long v[1] = {row[threadIdx.x]};
+    const int digits = __syncthreads_count(v[0] != 0);
     if (v[0] == static_cast<unsigned long long>(n)) tile_counters[blockIdx.x] = kIdentityTile;
+    else if (threadIdx.x == 0 && digits > 1 && digits <= kUniformTileDigits) tile_counters[blockIdx.x] = kFewDigitsTile;
     Scan(temp).ExclusiveScan(v, libscan::Sum<unsigned long long>());
     row[threadIdx.x] = v[0];
 }
@@ -429,7 +437,7 @@ __device__ __noinline__ void copy_pass_tile(const K *keys_in, K *keys_out, const
 
 // Shape (sort_tuning.cuh's PassTuning): kBlockThreads, kItemsPerThread,
 // kLookbackWindow, kMinBlocks, kKeepDigits, kMatchEvery, kFewDigits,
-// kShareHistogram.
+// kShareHistogram, kUniformTiles.
 template <typename K, typename V, typename W, class Shape, typename Tiles = FlatTiles>
 __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_kernel(const PassParams<K, V, W, Tiles> p) {
     constexpr int BLOCK = Shape::kBlockThreads, IPT = Shape::kItemsPerThread, WINDOW = Shape::kLookbackWindow;
@@ -459,16 +467,22 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     __shared__ unsigned long long s_global[kRadix];
     __shared__ typename Scan::TempStorage s_scan;
     __shared__ unsigned s_tile;
+    // kUniformTiles: each warp's digit (kMixed: none), and whether a thread
+    // saw another digit among its keys.
+    __shared__ unsigned s_first[kWarps];
+    __shared__ unsigned s_mixed;
 
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     if (t == 0) s_tile = atomicAdd(p.tile_counter, 1u);
+    if (t == 0) s_mixed = 0u;
     for (int i = lane; i < kRadix + 1; i += 32) s_warp_hist[warp][i] = 0;
     __syncthreads();
     // The tile counter carries the identity mark (digit_base_kernel): every
     // block of a pass takes the same branch, so no block of an identity pass
     // publishes or waits for look-back words, and no block of another skips.
     const bool identity = (s_tile & kIdentityTile) != 0;
-    const unsigned tile = s_tile & ~kIdentityTile;
+    [[maybe_unused]] const bool few_digits = (s_tile & kFewDigitsTile) != 0;
+    const unsigned tile = s_tile & ~kTileMarks;
     const TileAt at = p.tiles.template at<kTile>(tile);
     const size_t tile_base = at.base;
     const int valid = at.valid;
@@ -508,6 +522,64 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
         if constexpr (Shape::kKeepDigits) return kept[k];
         else return valid == kTile || warp_base + k * 32 + lane < valid ? p.digit(keys[k]) : unsigned(kRadix);
     };
+
+    // A full tile whose keys all share one digit (after the first passes of
+    // few-distinct keys, or keys already grouped) keeps its order: it skips
+    // the ranking and both exchanges, publishes and looks back as any tile,
+    // and moves keys (and values) straight from their registers to their
+    // place. Each warp votes on its first items (one shuffle, one vote), its
+    // lane 0 posts the warp's digit or kMixed, and after one barrier every
+    // warp reads the posts; only when they all agree does every thread
+    // compare its other keys (so that tiles of mixed digits, nearly all of
+    // them, pay a few instructions and one barrier, and no global load).
+    // The second vote goes through a flag in shared memory: with
+    // __syncthreads_and here, ptxas (CUDA 13.0, sm_90) failed with C7600.
+    bool uniform = false;
+    if constexpr (Shape::kUniformTiles) {
+        if (few_digits) { // the pass's mark: the same for every block of it
+            constexpr unsigned kMixed = ~0u;
+            const unsigned d0 = digit_of(0);
+            const unsigned w0 = __shfl_sync(libscan::kFullMask, d0, 0);
+            const bool warp_same = __all_sync(libscan::kFullMask, valid == kTile && d0 == w0);
+            if (lane == 0) s_first[warp] = warp_same ? w0 : kMixed;
+            __syncthreads();
+            const unsigned first = s_first[0];
+            const bool agree = __all_sync(libscan::kFullMask, lane >= kWarps || s_first[lane] == first);
+            if (agree && first != kMixed) {
+                bool same = true;
+#pragma unroll
+                for (int k = 1; k < IPT; ++k) same = same && digit_of(k) == first;
+                if (!same) s_mixed = 1u;
+                __syncthreads();
+                uniform = s_mixed == 0u;
+            }
+            if (uniform) {
+                if (t < kRadix) {
+                    const unsigned count = unsigned(t) == first ? unsigned(kTile) : 0u;
+                    p.lookback.publish_count(tile, t, count, at.first);
+                    const W before = p.lookback.template exclusive<WINDOW>(tile, t, W(count), at.first);
+                    if (unsigned(t) == first) s_global[0] = p.tiles.start(at, t) + static_cast<unsigned long long>(before);
+                }
+                __syncthreads();
+                const unsigned long long out = s_global[0] + unsigned(warp_base + lane);
+#pragma unroll
+                for (int k = 0; k < IPT; ++k) p.keys_out[out + unsigned(k * 32)] = keys[k];
+                if constexpr (kValues) {
+                    // Every load before the first store (the compiler may not
+                    // reorder them: the arrays could alias).
+                    V values[IPT];
+#pragma unroll
+                    for (int k = 0; k < IPT; ++k) {
+                        const size_t i = tile_base + unsigned(warp_base + k * 32 + lane);
+                        values[k] = p.iota_values ? static_cast<V>(i) : p.values_in[i];
+                    }
+#pragma unroll
+                    for (int k = 0; k < IPT; ++k) p.values_out[out + unsigned(k * 32)] = values[k];
+                }
+            }
+        }
+    }
+    if (uniform) return;
 
     // Rank inside the warp, in item order (this is what makes the sort stable).
     unsigned short rank[IPT];

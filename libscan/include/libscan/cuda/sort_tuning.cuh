@@ -69,6 +69,18 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 //   4-byte pairs, 448 x 16 -> 384 x 23 shared, 2 blocks an SM: u32/u32 pairs
 //     1.114 -> 1.090, u16/u32 pairs 1.164 -> 1.207 (220 bytes of spills);
 //     digits taken again: 1.128 and 1.139. They keep 448 x 16.
+// kUniformTiles: a full tile whose keys share one digit skips the ranking
+// and the exchanges (onesweep.cuh), in passes whose keys hold at most
+// kUniformTileDigits digits (below). ncu (H200, 2^28 u32/u32 pairs,
+// 2-distinct, 132974c): CUB's passes after the first issued 198M
+// instructions, libscan's 939M, as on uniform keys. Looked for in every
+// pass, it measured (bench_radixsort --logs 28 --reps 7 --seed 4, H200,
+// three processes each, interleaved, bench/results/2026-11-29-h200-uniform):
+// u32/u32 pairs 2-distinct 1.251 -> 1.132x CUB, but uniform 1.123 -> 1.146
+// and u16/u32 pairs 1.169 -> 1.191: the vote and its barrier cost every
+// tile. It cost the 4-byte keys kernel 16 bytes of spills at its 56
+// registers and the 8-byte pairs kernels 8-12 more bytes (ptxas -v), so
+// only the 4-byte pairs kernels take it (u32 2-distinct keys are at 1.06x).
 template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
     static constexpr int kBlockThreads = 448;
     static constexpr int kItemsPerThread = 16;
@@ -78,6 +90,7 @@ template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
     static constexpr int kMatchEvery = 0;
     static constexpr int kFewDigits = 16;
     static constexpr bool kShareHistogram = false;
+    static constexpr bool kUniformTiles = true;
 };
 template <> struct PassTuning<4, false> {
     static constexpr int kBlockThreads = 384;
@@ -88,6 +101,7 @@ template <> struct PassTuning<4, false> {
     static constexpr int kMatchEvery = 4;
     static constexpr int kFewDigits = 16;
     static constexpr bool kShareHistogram = false;
+    static constexpr bool kUniformTiles = false;
 };
 template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kBlockThreads = 384;
@@ -98,7 +112,15 @@ template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kMatchEvery = 0;
     static constexpr int kFewDigits = 0;
     static constexpr bool kShareHistogram = true;
+    static constexpr bool kUniformTiles = false;
 };
+
+// A pass whose keys hold more than one digit but at most this many may look
+// for tiles of one digit (kUniformTiles); with more, no block looks, so
+// uniform keys pay nothing. A pass of few digits is what few-distinct keys
+// give, and keys grouped by earlier passes make their tiles uniform. First
+// choice, not swept.
+constexpr int kUniformTileDigits = 32;
 
 // The PassTuning entry a sort takes: the width of the wider of key and value
 // (8, or 4 for anything narrower), with or without values; and its tile.
