@@ -16,7 +16,10 @@
  * of them are (the output is the input, stable), or the last, narrower pass
  * is. Keys in long runs of one value: whole tiles of one digit in every
  * pass beside tiles that straddle runs, every type and mode, argsort's
- * first indices included. Expected
+ * first indices included; runs drawn from 2, 32 and 33 values, so that the
+ * passes hold at most or just more than kUniformTileDigits (32) digits: a
+ * 4-byte pairs tile of one digit then skips the ranking (onesweep.cuh,
+ * kUniformTiles) beside tiles that rank. Expected
  * outputs: the stable qsort reference of sort_reference.c, bitwise; the
  * element after the output stays poisoned. Every pass kernel runs only on the
  * GPU: without one every test skips. */
@@ -82,13 +85,17 @@ static void fill_keys(rng_t *r, unsigned char *keys, size_t n, size_t ks, uint64
 
 /* n keys of width ks in runs of one random value, each run 1 to 3 x 7680
  * keys long: most tiles of every pass hold one digit, the others straddle
- * two or more runs. */
-static void fill_runs(rng_t *r, unsigned char *keys, size_t n, size_t ks) {
+ * two or more runs. pool > 0: each run's value is one of `pool` random
+ * values (at most `pool` digits in any pass); 0: a new value per run. */
+static void fill_runs(rng_t *r, unsigned char *keys, size_t n, size_t ks, unsigned pool) {
+    uint64_t values[64];
+    assert_true(pool <= 64);
+    for (unsigned j = 0; j < pool; ++j) values[j] = rng_u64(r);
     uint64_t v = 0;
     size_t left = 0;
     for (size_t i = 0; i < n; ++i, --left) {
         if (left == 0) {
-            v = rng_u64(r);
+            v = pool ? values[rng_u32(r) % pool] : rng_u64(r);
             left = 1 + rng_u32(r) % (3 * 7680);
         }
         memcpy(keys + i * ks, &v, ks);
@@ -112,6 +119,7 @@ typedef struct sort_case {
     size_t off;          /* keys and values this far past cudaMalloc's alignment (keys, pairs) */
     const char *what;    /* the shape's name, for the failure line */
     int runs;            /* keys in runs of one value (fill_runs) instead of fill_keys' */
+    unsigned pool;       /* runs: their values drawn from this many (0: a new one per run) */
 } sort_case_t;
 
 /* One sort on the GPU against the reference. */
@@ -126,7 +134,7 @@ static void run_case(const sort_case_t *c, uint64_t idx) {
     unsigned char *keys = malloc(n * ks + 1), *out = malloc(n * ks + 1);
     unsigned char *vals = malloc(n * 8 + 8), *vout = malloc(n * 8 + 8);
     assert_true(keys && out && vals && vout);
-    if (c->runs) fill_runs(&r, keys, n, ks);
+    if (c->runs) fill_runs(&r, keys, n, ks, c->pool);
     else fill_keys(&r, keys, n, ks, c->vary, c->base_kind);
     if (argsort) ref_iota(vals, n, vb);
     else
@@ -225,7 +233,7 @@ static void test_shapes_every_type_mode_size(void **state) {
                         if (!test_size_allowed(kSizes[s])) continue;
                         const size_t ks = libscan_dtype_size(kKeys[k]);
                         sort_case_t c = {kKeys[k], vary_bits(shape, (unsigned)ks * 8), (int)(idx % BASE_COUNT), desc,
-                                         mode, kSizes[s], 0, 0, 0, kShapeNames[shape], 0};
+                                         mode, kSizes[s], 0, 0, 0, kShapeNames[shape], 0, 0};
                         if (mode != MODE_DOUBLE_BUFFER) c.off = (idx / BASE_COUNT) % 3; /* 0, 1 or 2 elements */
                         run_case(&c, idx);
                     }
@@ -247,7 +255,7 @@ static void test_shapes_2pow20(void **state) {
             for (int base = 0; base < BASE_COUNT; ++base, ++idx) {
                 const size_t ks = libscan_dtype_size(kKeys[k]);
                 sort_case_t c = {kKeys[k], vary_bits(shapes[s], (unsigned)ks * 8), base, (int)(idx & 1),
-                                 (int)(idx % MODE_COUNT), n, 0, 0, 0, kShapeNames[shapes[s]], 0};
+                                 (int)(idx % MODE_COUNT), n, 0, 0, 0, kShapeNames[shapes[s]], 0, 0};
                 run_case(&c, idx);
             }
     libscan__sort_force_path(PATH_AUTO);
@@ -264,13 +272,38 @@ static void test_long_runs(void **state) {
     for (int k = 0; k < 8; ++k)
         for (int desc = 0; desc < 2; ++desc) {
             for (int mode = 0; mode < MODE_COUNT; ++mode, ++idx) {
-                sort_case_t c = {kKeys[k], 0, BASE_RANDOM, desc, mode, 3 * 7680 + 5, 0, 0, 0, "runs", 1};
+                sort_case_t c = {kKeys[k], 0, BASE_RANDOM, desc, mode, 3 * 7680 + 5, 0, 0, 0, "runs", 1, 0};
                 run_case(&c, idx);
             }
             const size_t n = test_capped_n(((size_t)1 << 20) + 3, 1);
-            sort_case_t c = {kKeys[k], 0, BASE_RANDOM, desc, (int)(idx % MODE_COUNT), n, 0, 0, 0, "runs", 1};
+            sort_case_t c = {kKeys[k], 0, BASE_RANDOM, desc, (int)(idx % MODE_COUNT), n, 0, 0, 0, "runs", 1, 0};
             run_case(&c, idx++);
         }
+    libscan__sort_force_path(PATH_AUTO);
+}
+
+/* Runs of few values (fill_runs' pool): every pass holds at most 2, 32 or 33
+ * digits, around kUniformTileDigits, where 4-byte pairs tiles of one digit
+ * skip the ranking (and their neighbours that straddle two runs rank); pairs
+ * and argsort with 4-byte values for every key type that takes that kernel,
+ * keys and 8-byte values for the others' sake, at 3 tiles and 2^18 + 3 keys
+ * (36 tiles of 7168). */
+static void test_runs_of_few_values(void **state) {
+    (void)state;
+    test_require_gpu();
+    static const unsigned kPools[] = {2, 32, 33};
+    static const int kModes[] = {MODE_PAIRS4, MODE_ARGSORT4, MODE_KEYS, MODE_PAIRS8};
+    uint64_t idx = 160000;
+    libscan__sort_force_path(PATH_ONESWEEP);
+    for (int k = 0; k < 8; ++k)
+        for (int desc = 0; desc < 2; ++desc)
+            for (size_t pl = 0; pl < sizeof kPools / sizeof kPools[0]; ++pl)
+                for (size_t m = 0; m < sizeof kModes / sizeof kModes[0]; ++m, ++idx) {
+                    const size_t n = m < 2 || pl == 0 ? test_capped_n(((size_t)1 << 18) + 3, 1) : 3 * 7680 + 5;
+                    sort_case_t c = {kKeys[k], 0, BASE_RANDOM, desc, kModes[m], n, 0, 0, 0, "runs of few values", 1,
+                                     kPools[pl]};
+                    run_case(&c, idx);
+                }
     libscan__sort_force_path(PATH_AUTO);
 }
 
@@ -305,7 +338,7 @@ static void test_bit_ranges(void **state) {
                 for (int s = 0; s < 3; ++s, ++idx) {
                     if (!test_size_allowed(sizes[s])) continue;
                     sort_case_t c = {kRanges[i].key, kRanges[i].vary, BASE_RANDOM, desc, mode, sizes[s],
-                                     kRanges[i].begin, kRanges[i].end, 0, kRanges[i].what, 0};
+                                     kRanges[i].begin, kRanges[i].end, 0, kRanges[i].what, 0, 0};
                     run_case(&c, idx);
                 }
 }
@@ -316,6 +349,7 @@ int main(void) {
         cmocka_unit_test(test_shapes_every_type_mode_size),
         cmocka_unit_test(test_shapes_2pow20),
         cmocka_unit_test(test_long_runs),
+        cmocka_unit_test(test_runs_of_few_values),
         cmocka_unit_test(test_bit_ranges),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
