@@ -73,14 +73,17 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // and the exchanges (onesweep.cuh), in passes whose keys hold at most
 // kUniformTileDigits digits (below). ncu (H200, 2^28 u32/u32 pairs,
 // 2-distinct, 132974c): CUB's passes after the first issued 198M
-// instructions, libscan's 939M, as on uniform keys. Looked for in every
-// pass, it measured (bench_radixsort --logs 28 --reps 7 --seed 4, H200,
-// three processes each, interleaved, bench/results/2026-11-29-h200-uniform):
-// u32/u32 pairs 2-distinct 1.251 -> 1.132x CUB, but uniform 1.123 -> 1.146
-// and u16/u32 pairs 1.169 -> 1.191: the vote and its barrier cost every
-// tile. It cost the 4-byte keys kernel 16 bytes of spills at its 56
-// registers and the 8-byte pairs kernels 8-12 more bytes (ptxas -v), so
-// only the 4-byte pairs kernels take it (u32 2-distinct keys are at 1.06x).
+// instructions, libscan's 939M, as on uniform keys. bench_radixsort --logs 28
+// --reps 7 --seed 4, H200, caller temp / best CUB, medians of interleaved
+// processes (bench/results/2026-11-29-h200-f091273):
+//                          u32/u32 pairs: uniform  2-distinct   u16/u32 pairs
+//   never (5f4d674)                       1.124    1.251        1.171
+//   looked for in every pass              1.147    1.132        1.191
+//   in passes of few digits (f091273)     1.124    1.132        1.175
+// (in every pass, the vote and its barrier cost every tile). It cost the
+// 4-byte keys kernel 16 bytes of spills at its 56 registers and the 8-byte
+// pairs kernels 8-12 more bytes (ptxas -v), so only the 4-byte pairs kernels
+// take it (u32 2-distinct keys are at 1.04x).
 template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
     static constexpr int kBlockThreads = 448;
     static constexpr int kItemsPerThread = 16;
