@@ -28,6 +28,11 @@
 //      so from the atomic that gives it its tile, copies that tile from src
 //      to dst in 16-byte vectors and returns, with no ranking, no look-back
 //      and no status word (kIdentityTile).
+//      A pass whose keys hold 2 to kUniformTileDigits digits is marked too
+//      (kFewDigitsTile): there, in the kernels that take PassTuning's
+//      kUniformTiles, a full tile whose keys all share one digit skips the
+//      ranking and both exchanges, looks back as any tile and writes its
+//      keys (and values) from registers in their order.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -201,10 +206,11 @@ constexpr unsigned kTileMarks = kIdentityTile | kFewDigitsTile;
 
 // One block of kRadix threads per pass; in place over hist[pass][*]. The
 // digit whose count is n marks the pass's tile counter (kIdentityTile), or
-// thread 0 marks a pass of few digits (kFewDigitsTile; never both: a pass of
-// one digit has no second); the counters were zeroed before the histogram. A template (of nothing) so that
-// every file including this header may instantiate it: a plain kernel would
-// be defined once per file and not link.
+// thread 0 marks a pass of few digits (kFewDigitsTile; never both: a pass
+// of one digit has no second); the counters were zeroed before the
+// histogram. A template (of nothing) so that every file including this
+// header may instantiate it: a plain kernel would be defined once per file
+// and not link.
 template <int RADIX = kRadix>
 __global__ void __launch_bounds__(RADIX) digit_base_kernel(unsigned long long *hist, unsigned *tile_counters,
                                                             size_t n) {
