@@ -5,6 +5,7 @@
 #include "common/bulk_mem.h"
 
 #include <libdeflate.h>
+#include <png.h> /* PNG_USER_CHUNK_MALLOC_MAX: libpng's limit on a chunk */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -97,6 +98,36 @@ static uint64_t data_bytes(const uint8_t *ihdr, uint64_t max_pixels)
     return total;
 }
 
+/* What libpng checks in every chunk header (png_read_chunk_header): a
+ * type of four ASCII letters, and a length within its limit (the chunk
+ * allocation limit, or for IDAT the larger of that and its bound on the
+ * image's compressed size). The direct path (png_inflate_direct) skips the
+ * chunks after the image data, so a file with a chunk that fails is left to
+ * libpng, and reads exactly as the same bytes from a pipe do (fuzzing found a
+ * trailing chunk typed \xb7\xb7\xbb\xad that only the pipe refused). */
+static int libpng_takes_header(const uint8_t *type, uint32_t len, const uint8_t *ihdr)
+{
+    for (int i = 0; i < 4; ++i)
+        if (!((type[i] >= 'A' && type[i] <= 'Z') || (type[i] >= 'a' && type[i] <= 'z')))
+            return 0;
+    uint64_t limit = 0x7fffffffu;
+#if defined(PNG_USER_CHUNK_MALLOC_MAX) && PNG_USER_CHUNK_MALLOC_MAX > 0
+    if ((uint64_t)PNG_USER_CHUNK_MALLOC_MAX < limit)
+        limit = (uint64_t)PNG_USER_CHUNK_MALLOC_MAX;
+#endif
+    if (memcmp(type, "IDAT", 4) == 0) {
+        static const unsigned channels[7] = {1, 0, 3, 1, 2, 0, 4}; /* by colour type */
+        const uint64_t w = be32(ihdr), h = be32(ihdr + 4);
+        uint64_t row = w * channels[ihdr[9] < 7 ? ihdr[9] : 0] * (ihdr[8] > 8 ? 2 : 1) + 1 + (ihdr[12] ? 6 : 0);
+        uint64_t idat = h > 0xffffffffu / row ? 0x7fffffffu : h * row;
+        row = row > 32566 ? 32566 : row;
+        idat += 6 + 5 * (idat / row + 1); /* zlib's and deflate's overhead */
+        idat = idat < 0x7fffffffu ? idat : 0x7fffffffu;
+        limit = limit < idat ? idat : limit;
+    }
+    return len <= limit;
+}
+
 /* Set up record k: the IDAT chunk holding stored block k. */
 static void record_layout(png_inflate_t *s, size_t k)
 {
@@ -186,6 +217,8 @@ png_inflate_t *png_inflate_open(FILE *f, uint64_t max_pixels)
             if (memcmp(type, "IHDR", 4) != 0 || len != 13 || (expected = data_bytes(m + off + 8, max_pixels)) == 0)
                 goto decline;
         }
+        if (!libpng_takes_header(type, len, m + 16))
+            goto decline;
         if (memcmp(type, "IDAT", 4) == 0) {
             if (idat_done)
                 goto decline;

@@ -13,8 +13,10 @@
  * stream (both were checked here; the Adler-32 is the original's).
  *
  * Anything unexpected makes png_inflate_open() decline (return NULL): not a
- * regular file, a chunk past the end of the file or with a bad CRC, no IHDR
- * first or an invalid one, IDAT chunks apart or missing, no IEND, an image
+ * regular file, a chunk past the end of the file or with a bad CRC, a
+ * chunk header libpng would refuse (a type not four letters, a length over
+ * its limit), no IHDR first or an invalid one, IDAT chunks apart or
+ * missing, no IEND, an image
  * over the pixel limit or whose filtered data would exceed
  * PNG_INFLATE_MAX_BYTES or what its zlib stream could hold (deflate packs
  * at most 1032 bytes into one), a zlib stream that is corrupt or not
