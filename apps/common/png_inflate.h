@@ -16,11 +16,10 @@
  * regular file, a chunk past the end of the file or with a bad CRC, a
  * chunk header libpng would refuse (a type not four letters, a length over
  * its limit), no IHDR first or an invalid one, IDAT chunks apart or
- * missing, no IEND, an image
- * over the pixel limit or whose filtered data would exceed
- * PNG_INFLATE_MAX_BYTES or what its zlib stream could hold (deflate packs
- * at most 1032 bytes into one), a zlib stream that is corrupt or not
- * exactly the image's size. The caller then reads the file with libpng
+ * missing, no IEND, an image over the pixel limit or whose filtered data
+ * would exceed PNG_INFLATE_MAX_BYTES or what its zlib stream could hold
+ * (deflate packs at most 1032 bytes into one), a zlib stream that is
+ * corrupt or not exactly the image's size. The caller then reads the file with libpng
  * alone, as before, whose messages name the problem. So every error message
  * stays what it was, and only well-formed files take the fast path. */
 #ifndef LIBSCAN_APPS_PNG_INFLATE_H
