@@ -437,6 +437,7 @@ __global__ void __launch_bounds__(BLOCK) seg_histogram_kernel(const LargeLayout 
     for (int i = int(threadIdx.x); i < cells; i += BLOCK) s_hist[i] = 0;
     __syncthreads(); // zero before any thread counts
     uint64_t held = ~uint64_t(0), pending = 0; // the slot s_hist counts for, and its keys so far
+    const PassDigits<K> digits(first_shift, end_bit, passes);
     auto flush = [&]() {
         __syncthreads(); // every count of `held` is in
         for (int i = int(threadIdx.x); i < cells; i += BLOCK) {
@@ -466,11 +467,10 @@ __global__ void __launch_bounds__(BLOCK) seg_histogram_kernel(const LargeLayout 
             for (int j = 0; j < IPT; ++j) {
                 if (r + j * BLOCK + int(threadIdx.x) >= a.valid) continue;
                 const K m = codec.map(k[j]);
-                for (int pass = 0; pass < passes; ++pass) {
-                    const unsigned shift = first_shift + unsigned(pass) * kRadixBits;
-                    const unsigned bits = end_bit - shift < unsigned(kRadixBits) ? end_bit - shift : unsigned(kRadixBits);
-                    const unsigned d = unsigned(static_cast<K>(m >> shift)) & ((1u << bits) - 1u);
-                    atomicAdd(&s_hist[pass * kRadix + int(d)], 1u);
+#pragma unroll
+                for (int pass = 0; pass < PassDigits<K>::kMax; ++pass) {
+                    if (pass >= passes) break;
+                    atomicAdd(&s_hist[pass * kRadix + int(digits.of_mapped(pass, m))], 1u);
                 }
             }
         }
