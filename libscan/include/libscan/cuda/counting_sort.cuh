@@ -52,12 +52,10 @@ __global__ void __launch_bounds__(CountingTuning::kCountThreads)
     for (int i = threadIdx.x; i < Shape::kSliceBins; i += BLOCK) s_count[i] = 0;
     __syncthreads();
     const unsigned lo = blockIdx.y * unsigned(Shape::kSliceBins);
-    // c more keys of mapped value m (counted when m lies in this block's slice).
-    auto add_mapped = [&](unsigned m, unsigned c) {
-        const unsigned d = m - lo; // wraps high for values below the slice
-        if (d < unsigned(Shape::kSliceBins)) atomicAdd(&s_count[d], c);
+    auto add = [&](K key) {
+        const unsigned d = unsigned(codec.map(key)) - lo; // wraps high for digits below the slice
+        if (d < unsigned(Shape::kSliceBins)) atomicAdd(&s_count[d], 1u);
     };
-    auto add = [&](K key) { add_mapped(unsigned(codec.map(key)), 1u); };
     // One step of a whole warp: V keys a lane. When more than kCrowdLanes
     // lanes, but not all, hold lane 0's first key (few distinct keys), equal
     // keys are counted once per group (match, then one atomic of the group's
@@ -79,7 +77,9 @@ __global__ void __launch_bounds__(CountingTuning::kCountThreads)
         for (int j = 0; j < V; ++j) {
             const unsigned m = unsigned(codec.map(k[j]));
             const unsigned group = __match_any_sync(libscan::kFullMask, m);
-            if ((threadIdx.x & 31u) == unsigned(__ffs(group) - 1)) add_mapped(m, unsigned(__popc(group)));
+            const unsigned d = m - lo;
+            if ((threadIdx.x & 31u) == unsigned(__ffs(group) - 1) && d < unsigned(Shape::kSliceBins))
+                atomicAdd(&s_count[d], unsigned(__popc(group)));
         }
     };
     // Whole vectors from the first 16-byte boundary; the keys before it and

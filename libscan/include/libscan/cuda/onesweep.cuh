@@ -75,35 +75,11 @@ template <typename K> struct Digit {
         const unsigned bits = end_bit - shift < unsigned(kRadixBits) ? end_bit - shift : unsigned(kRadixBits);
         return Digit{codec, shift, (1u << bits) - 1u};
     }
-    __device__ __forceinline__ unsigned operator()(K x) const {
-        return static_cast<unsigned>(static_cast<K>(codec.map(x) >> shift)) & mask;
-    }
-};
-
-// The digits of every pass of a sort of bits [begin_bit, end_bit) in
-// `passes` passes, for the kernels that count all passes in one read of the
-// keys (histogram_kernel, segmented_sort.cuh's seg_histogram_kernel). kMax:
-// the most passes a K can need, so that a loop over them unrolls; entries
-// from `passes` on are never used (their digit would lie past the key).
-template <typename K> struct PassDigits {
-    static constexpr int kMax = int(sizeof(K)) * 8 / kRadixBits < kMaxPasses ? int(sizeof(K)) * 8 / kRadixBits : kMaxPasses;
-    unsigned shift[kMax], mask[kMax];
-    __device__ PassDigits(unsigned begin_bit, unsigned end_bit, int passes) {
-#pragma unroll
-        for (int pass = 0; pass < kMax; ++pass) {
-            // Digit::of_pass's shift and mask, written for the registers:
-            // computed through of_pass (or with its select), the u32
-            // histogram_kernel took 49-52 registers instead of 42 (ptxas -v,
-            // sm_90, CUDA 13.0).
-            shift[pass] = begin_bit + unsigned(pass) * kRadixBits;
-            const unsigned bits = pass < passes ? min(unsigned(kRadixBits), end_bit - shift[pass]) : 0u;
-            mask[pass] = (1u << bits) - 1u;
-            if (pass >= passes) shift[pass] = 0;
-        }
-    }
-    // Pass `pass`'s digit of a mapped key (Codec::map).
-    __device__ __forceinline__ unsigned of_mapped(int pass, K m) const {
-        return static_cast<unsigned>(static_cast<K>(m >> shift[pass])) & mask[pass];
+    __device__ __forceinline__ unsigned operator()(K x) const { return of_mapped(codec.map(x)); }
+    // The digit of a key already mapped (codec.map), for a kernel that maps
+    // a key once for all of its passes (segmented_sort.cuh's histogram).
+    __device__ __forceinline__ unsigned of_mapped(K m) const {
+        return static_cast<unsigned>(static_cast<K>(m >> shift)) & mask;
     }
 };
 
@@ -136,7 +112,7 @@ template <typename K> struct HistogramParams {
 template <typename K, class Policy>
 __global__ void __launch_bounds__(Policy::kBlockThreads) histogram_kernel(const HistogramParams<K> p) {
     constexpr int BLOCK = Policy::kBlockThreads, IPT = Policy::kItemsPerThread, kParts = Policy::kParts;
-    constexpr int kPasses = PassDigits<K>::kMax;
+    constexpr int kPasses = int(sizeof(K)) * 8 / kRadixBits < kMaxPasses ? int(sizeof(K)) * 8 / kRadixBits : kMaxPasses;
     constexpr int V = 16 / int(sizeof(K)); // keys per 16-byte vector
     static_assert(IPT % V == 0, "libscan::sort: histogram items per thread must fill whole vectors");
     __shared__ unsigned s_hist[kPasses][kParts * kRadix];
@@ -147,7 +123,17 @@ __global__ void __launch_bounds__(Policy::kBlockThreads) histogram_kernel(const 
     constexpr int dstride = Policy::kPartMinor ? kParts : 1;
     const int poff = Policy::kPartMinor ? part : part * kRadix;
 
-    const PassDigits<K> digits(p.first_shift, p.end_bit, p.passes);
+    // Digit::of_pass's shifts and masks, written out: taken from of_pass
+    // (or with its select in place of min), the u32 kernel took 49-52
+    // registers instead of 42 (ptxas -v, sm_90, CUDA 13.0).
+    unsigned shift[kPasses], mask[kPasses];
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+        shift[pass] = p.first_shift + unsigned(pass) * kRadixBits;
+        const unsigned bits = pass < p.passes ? min(unsigned(kRadixBits), p.end_bit - shift[pass]) : 0u;
+        mask[pass] = (1u << bits) - 1u;
+        if (pass >= p.passes) shift[pass] = 0;
+    }
     const bool vec_ok = reinterpret_cast<uintptr_t>(p.keys) % 16 == 0;
 
     constexpr size_t kChunk = size_t(BLOCK) * IPT;
@@ -183,7 +169,7 @@ __global__ void __launch_bounds__(Policy::kBlockThreads) histogram_kernel(const 
 #pragma unroll
             for (int pass = 0; pass < kPasses; ++pass) {
                 if (pass >= p.passes) break;
-                const unsigned d = digits.of_mapped(pass, m);
+                const unsigned d = static_cast<unsigned>(m >> shift[pass]) & mask[pass];
                 if (uniform) {
                     if (lane == 0) atomicAdd(&s_hist[pass][d * dstride], 32u);
                 } else if (valid) {
@@ -464,22 +450,6 @@ __device__ __noinline__ void copy_pass_tile(const K *keys_in, K *keys_out, const
     }
 }
 
-// This thread's values, warp-striped as its keys (item k of lane l of the
-// warp whose items start at warp_base is tile item warp_base + k*32 + l):
-// argsort's first pass makes them (the value of key i is i), the others
-// load them; items past the tile's `valid` get 0. Every load is issued
-// before the caller's first store.
-template <typename K, typename V, typename W, typename Tiles, int IPT>
-__device__ __forceinline__ void load_values(const PassParams<K, V, W, Tiles> &p, size_t tile_base, int warp_base, int lane,
-                                            int valid, V (&values)[IPT]) {
-#pragma unroll
-    for (int k = 0; k < IPT; ++k) {
-        const int i = warp_base + k * 32 + lane;
-        if (p.iota_values) values[k] = static_cast<V>(tile_base + unsigned(i));
-        else values[k] = i < valid ? p.values_in[tile_base + unsigned(i)] : V(0);
-    }
-}
-
 // Shape (sort_tuning.cuh's PassTuning): kBlockThreads, kItemsPerThread,
 // kLookbackWindow, kMinBlocks, kKeepDigits, kMatchEvery, kFewDigits,
 // kShareHistogram, kUniformTiles.
@@ -581,13 +551,11 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     // __syncthreads_and here, ptxas (CUDA 13.0, sm_90) failed with C7600.
     bool uniform = false;
     if constexpr (Shape::kUniformTiles) {
-        // few_digits is the pass's mark and valid the tile's: the same for
-        // every thread of the block, so the barriers below are safe.
-        if (few_digits && valid == kTile) {
+        if (few_digits) { // the pass's mark: the same for every block of it
             constexpr unsigned kMixed = ~0u;
             const unsigned d0 = digit_of(0);
             const unsigned w0 = __shfl_sync(libscan::kFullMask, d0, 0);
-            const bool warp_same = __all_sync(libscan::kFullMask, d0 == w0);
+            const bool warp_same = __all_sync(libscan::kFullMask, valid == kTile && d0 == w0);
             if (lane == 0) s_first[warp] = warp_same ? w0 : kMixed;
             __syncthreads();
             const unsigned first = s_first[0];
@@ -615,7 +583,11 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
                     // Every load before the first store (the compiler may not
                     // reorder them: the arrays could alias).
                     V values[IPT];
-                    load_values(p, tile_base, warp_base, lane, kTile, values);
+#pragma unroll
+                    for (int k = 0; k < IPT; ++k) {
+                        const size_t i = tile_base + unsigned(warp_base + k * 32 + lane);
+                        values[k] = p.iota_values ? static_cast<V>(i) : p.values_in[i];
+                    }
 #pragma unroll
                     for (int k = 0; k < IPT; ++k) p.values_out[out + unsigned(k * 32)] = values[k];
                 }
@@ -675,7 +647,14 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     // look-back and the key scatter (keys[] is dead here, values[] takes its
     // registers).
     [[maybe_unused]] V values[kValues ? IPT : 1];
-    if constexpr (kValues) load_values(p, tile_base, warp_base, lane, valid, values);
+    if constexpr (kValues) {
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int i = warp_base + k * 32 + lane;
+            if (p.iota_values) values[k] = static_cast<V>(tile_base + unsigned(i));
+            else values[k] = i < valid ? p.values_in[tile_base + i] : V(0);
+        }
+    }
 
     // Global start of each digit's run in this tile (wrapping arithmetic: the
     // tile position i of the run is added back when scattering).

@@ -437,7 +437,6 @@ __global__ void __launch_bounds__(BLOCK) seg_histogram_kernel(const LargeLayout 
     for (int i = int(threadIdx.x); i < cells; i += BLOCK) s_hist[i] = 0;
     __syncthreads(); // zero before any thread counts
     uint64_t held = ~uint64_t(0), pending = 0; // the slot s_hist counts for, and its keys so far
-    const PassDigits<K> digits(first_shift, end_bit, passes);
     auto flush = [&]() {
         __syncthreads(); // every count of `held` is in
         for (int i = int(threadIdx.x); i < cells; i += BLOCK) {
@@ -467,10 +466,14 @@ __global__ void __launch_bounds__(BLOCK) seg_histogram_kernel(const LargeLayout 
             for (int j = 0; j < IPT; ++j) {
                 if (r + j * BLOCK + int(threadIdx.x) >= a.valid) continue;
                 const K m = codec.map(k[j]);
-#pragma unroll
-                for (int pass = 0; pass < PassDigits<K>::kMax; ++pass) {
-                    if (pass >= passes) break;
-                    atomicAdd(&s_hist[pass * kRadix + int(digits.of_mapped(pass, m))], 1u);
+                // Each pass's digit taken again per key: the shifts and
+                // masks kept in registers over an unrolled loop (f81c840)
+                // took 2-5 more registers and 64 segments of 2^22 u32 keys
+                // from 6.05 to 6.14 ms (H200,
+                // bench/results/2026-11-29-h200-f81c840).
+                for (int pass = 0; pass < passes; ++pass) {
+                    const unsigned d = Digit<K>::of_pass(codec, first_shift, end_bit, pass).of_mapped(m);
+                    atomicAdd(&s_hist[pass * kRadix + int(d)], 1u);
                 }
             }
         }
