@@ -57,6 +57,11 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 //   all / all                     1.703     1.035       1.038               1.608        1.230
 // (a first match as the probe instead of ballots cost ~2.5% on uniform keys:
 // its latency stalls the warp.) 8-byte kernels: not measured, ballots only.
+// Also measured and left out (bench/results/2026-11-29-h200-e531cf1, u32
+// keys 1.002 with this table): a match of the digit's high 2 / 4 / 6 bits
+// ANDed with ballots of the rest, 1.008 / 1.20 / 1.51; CUB's early counts
+// (the tile's digit counts by one shared atomic a key, published before
+// the ranking), 1.053.
 // kShareHistogram: the warp histograms live inside the exchange buffer, at
 // the cost of one more barrier a tile, so that a larger tile fits. Tiles,
 // bench_radixsort --logs 28 --reps 7, H200, caller temp / best CUB, one
