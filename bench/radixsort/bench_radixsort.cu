@@ -15,9 +15,11 @@
 //   CUB int64    the same with an `int64_t` item count (64-bit offsets);
 //   memcpy       cudaMemcpyAsync of the keys' (and values') bytes: the
 //                device's copy rate (bytes read + written per second);
-//   baseline     (--baseline) caller temp with libscan__sort_force_path(1):
-//                every sort down the onesweep passes, as before the counting
-//                sort of 8/16-bit keys (issue #23), in the same process.
+//   baseline     (--baseline) caller temp with libscan__sort_force_path(3):
+//                every sort down the onesweep passes with every pass in
+//                order, as before the counting sort of 8/16-bit keys and
+//                the any-order first pass of keys (issue #23), in the same
+//                process.
 // The faster CUB is the reference ("best CUB"). Medians of the per-call
 // times. Each row also gives keys/s of the caller-temp call and its fraction
 // of the bytes-moved floor: the bytes libscan's method must move per key
@@ -267,7 +269,7 @@ Row measure(const char *name, size_t n, int dist, bool desc, int warmup, int rep
     calls[kMemcpy] = [&] { CK(cudaMemcpyAsync(copy_dst, copy_src, copy_bytes, cudaMemcpyDeviceToDevice, s)); };
     calls[kBaseline] = [&] {
         if (!g_with_baseline) return;
-        libscan__sort_force_path(1);
+        libscan__sort_force_path(3); // LIBSCAN__SORT_PATH_STABLE
         LS(libscan_sort(k_in, k_lib, v_in, v_lib, n, KeyOf<T>::k, vb, &with_temp, s));
         libscan__sort_force_path(0);
     };
@@ -401,8 +403,8 @@ int main(int argc, char **argv) {
             std::printf(
                 "usage: bench_radixsort [--logs 16,20,24,28] [--reps 21] [--reps-2p28 N] [--warmup 3] [--no-dists]\n"
                 "                       [--baseline] [--only TEXT] [--seed N]\n"
-                "--baseline also times every sort down the onesweep passes (the path before issue #23's\n"
-                "counting sort), interleaved; --only keeps the rows whose case name contains TEXT (or one of\n"
+                "--baseline also times every sort down the onesweep passes, each in order (the path before\n"
+                "issue #23's counting sort and any-order first pass), interleaved; --only keeps the rows whose case name contains TEXT (or one of\n"
                 "several, comma-separated); --seed fixes the keys (default: the time; the report prints it).\n"
                 "Times libscan_sort without temp (opts = NULL: the temp cache) and with caller temp, CUB's\n"
                 "DeviceRadixSort with int and int64_t item counts, and a memcpy of the same bytes, interleaved\n"
@@ -537,7 +539,7 @@ int main(int argc, char **argv) {
                 "u32/u32 pairs 4 + 4 x 16 = 68 B) at the copy rate of the memcpy column (2 x its bytes per "
                 "second). fraction = floor time / caller temp. #23: caller temp / best CUB against the issue's "
                 "bound at 2^28.%s\n\n",
-                g_with_baseline ? " baseline: the same call down the onesweep passes (libscan__sort_force_path); "
+                g_with_baseline ? " baseline: the same call down the onesweep passes, every pass in order (libscan__sort_force_path(3)); "
                                   "vs baseline = caller temp / baseline, at most 1.02 (noise) passes."
                                 : "");
     std::printf("| case | distribution | n | caller temp | Gkeys/s | best CUB | caller / best CUB | #23 bound | #23 | "

@@ -5,8 +5,9 @@
  * temp and streams; the 1-bit split reference sort (libscan scan); U8/U16
  * keys bitwise equal to libscan_cpu_sort; opts = NULL (the temp cache)
  * bitwise equal to caller temp for every key type and entry point; sorts
- * with nothing to order taking no temp; and 2^28 u32 pairs checked exactly
- * (sorted, a permutation, stable). Outputs are poisoned before every sort. */
+ * with nothing to order taking no temp; keys without values through the
+ * any-order first pass and through every pass in order; and 2^28 u32 pairs
+ * checked exactly (sorted, a permutation, stable). Outputs are poisoned before every sort. */
 #include "support/harness.h"
 #include "sort_reference.h"
 
@@ -15,6 +16,11 @@
 #include <string.h>
 
 enum { MODE_OUT_OF_PLACE, MODE_DOUBLE_BUFFER, MODE_ARGSORT };
+
+/* sort_internal.h's switch (libscan_static exports it): 3 makes every pass
+ * keep the order of equal digits (test_any_order_first_pass). */
+void libscan__sort_force_path(int path);
+enum { PATH_AUTO = 0, PATH_STABLE = 3 };
 
 static void *dmalloc(size_t bytes) {
     void *p = NULL;
@@ -432,6 +438,39 @@ static void test_null_opts_equal_caller_temp(void **state) {
     CUDA_CHECK(cudaStreamDestroy(created));
 }
 
+/* Keys without values over the whole key: the first pass ranks the keys of
+ * one digit in any order (shared atomics, or matches where a warp sees few
+ * digits), the other passes in order; with LIBSCAN__SORT_PATH_STABLE every
+ * pass keeps the order (the bench's baseline). Both give the reference's
+ * keys, bitwise, for every key type and direction, on distributions that
+ * take each ranking (uniform and low-byte keys: atomics; 16-distinct: the
+ * matches; float specials: -0.0/+0.0 and NaN payloads, distinct keys that
+ * must not merge), in full tiles of both shapes and a partial last one; and
+ * a bit range that starts or ends inside the key keeps ties in input order
+ * whatever the path (I32 and U64 keys without values, few distinct values in
+ * the range, so most keys tie on it). */
+static void test_any_order_first_pass(void **state) {
+    (void)state;
+    test_require_gpu();
+    const ref_dist_t dists[4] = {DIST_UNIFORM, DIST_LOW_BYTE, DIST_SIXTEEN_DISTINCT, DIST_FLOAT_SPECIALS};
+    const size_t n = test_capped_n(((size_t)1 << 20) + 7, 1);
+    uint64_t idx = 9800;
+    for (int path = 0; path < 2; ++path) {
+        libscan__sort_force_path(path ? PATH_STABLE : PATH_AUTO);
+        for (int k = 0; k < 8; ++k)
+            for (int d = 0; d < 4; ++d) {
+                gpu_case(ref_all_keys[k], dists[d], (int)(idx & 1), 0, n, 0, 0, (int)(idx % 2), (int)(idx / 2 % 2),
+                         idx);
+                ++idx;
+            }
+        gpu_case(LIBSCAN_I32, DIST_UNIFORM, 0, 0, 200003, 0, 6, MODE_OUT_OF_PLACE, 0, idx++);
+        gpu_case(LIBSCAN_I32, DIST_UNIFORM, 1, 0, 200003, 27, 32, MODE_DOUBLE_BUFFER, 1, idx++);
+        gpu_case(LIBSCAN_U64, DIST_UNIFORM, 0, 0, 200003, 0, 12, MODE_OUT_OF_PLACE, 1, idx++);
+        gpu_case(LIBSCAN_U64, DIST_UNIFORM, 1, 0, 200003, 55, 64, MODE_DOUBLE_BUFFER, 0, idx++);
+    }
+    libscan__sort_force_path(PATH_AUTO);
+}
+
 /* A sort with nothing to order (one key, or begin_bit == end_bit) uses no
  * temp (sort.h, "Temp"): caller temp in plain host memory is accepted, as
  * only its size and overlaps are checked, and the outputs are the inputs. */
@@ -541,6 +580,7 @@ int main(void) {
         cmocka_unit_test(test_u8_u16_gpu_equals_cpu),
         cmocka_unit_test(test_null_opts_equal_caller_temp),
         cmocka_unit_test(test_nothing_to_order_uses_no_temp),
+        cmocka_unit_test(test_any_order_first_pass),
         cmocka_unit_test(test_2pow28_u32_pairs),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,11 +43,19 @@ size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_
 /* Bench and tests only: the path of every later sort of the process.
  * AUTO: the library's choice (the counting sort for U8/U16 keys without
  * values over the whole key, U16 from CountingTuning's size on; else the
- * onesweep passes). ONESWEEP: always the passes, the path before the
- * counting sort (bench_radixsort --baseline). COUNTING: the counting sort
- * wherever it applies, whatever the size (test_sort_counting). Not for
- * library callers: the setting is process-wide. */
-enum { LIBSCAN__SORT_PATH_AUTO = 0, LIBSCAN__SORT_PATH_ONESWEEP = 1, LIBSCAN__SORT_PATH_COUNTING = 2 };
+ * onesweep passes, whose first pass ranks keys without values over the
+ * whole key in any order). ONESWEEP: always the passes. COUNTING: the
+ * counting sort wherever it applies, whatever the size (test_sort_counting).
+ * STABLE: always the passes, every one keeping the order of equal digits:
+ * the path before the counting sort and the any-order first pass
+ * (bench_radixsort --baseline). Not for library callers: the setting is
+ * process-wide. */
+enum {
+    LIBSCAN__SORT_PATH_AUTO = 0,
+    LIBSCAN__SORT_PATH_ONESWEEP = 1,
+    LIBSCAN__SORT_PATH_COUNTING = 2,
+    LIBSCAN__SORT_PATH_STABLE = 3
+};
 void libscan__sort_force_path(int path);
 
 /* Enqueues the sort. Returns the first CUDA error met. */

@@ -30,6 +30,19 @@ size_t counting_bytes(size_t key_bytes) {
     return key_bytes <= 2 ? ((size_t(1) << (8 * key_bytes)) + 1) * sizeof(unsigned long long) : 0;
 }
 
+// Whether the first pass of a sort of keys without values may order the
+// keys of one digit as it likes (pass_kernel's ANY_ORDER): when it sorts the
+// whole key, keys that tie on every pass are equal bit for bit (the codec is
+// a bijection), so no order among them can show. A bit range keeps every
+// pass in order (keys that tie on the range may differ outside it), and so
+// do values (argsort's indices too), which run_passes never asks about.
+// LIBSCAN__SORT_PATH_STABLE keeps every pass in order (the bench's
+// baseline).
+template <typename K> bool any_order_first_pass(const libscan__sort_plan_t &pl) {
+    return g_path.load(std::memory_order_relaxed) != LIBSCAN__SORT_PATH_STABLE && pl.begin_bit == 0 &&
+           pl.end_bit == 8 * sizeof(K);
+}
+
 template <typename K, typename V, typename W>
 cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, char *scratch, int sms,
                        cudaStream_t stream) {
@@ -67,7 +80,14 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
         p.digit = Digit<K>::of_pass(codec, pl.begin_bit, pl.end_bit, pass);
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<W, kRadix>{status};
-        pass_kernel<K, V, W, Tuning><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
+        if constexpr (kValueBytes == 0) {
+            if (pass == 0 && any_order_first_pass<K>(pl))
+                pass_kernel<K, V, W, Tuning, FlatTiles, true><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
+            else
+                pass_kernel<K, V, W, Tuning><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
+        } else {
+            pass_kernel<K, V, W, Tuning><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
+        }
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         src = dst;
@@ -85,7 +105,7 @@ bool takes_counting_sort(const libscan__sort_plan_t &pl) {
     const size_t ks = libscan__sort_key_bytes(pl.key);
     const int path = g_path.load(std::memory_order_relaxed);
     const bool eligible = ks <= 2 && pl.value_bytes == 0 && pl.begin_bit == 0 && pl.end_bit == 8 * ks;
-    if (!eligible || path == LIBSCAN__SORT_PATH_ONESWEEP) return false;
+    if (!eligible || path == LIBSCAN__SORT_PATH_ONESWEEP || path == LIBSCAN__SORT_PATH_STABLE) return false;
     return path == LIBSCAN__SORT_PATH_COUNTING || pl.count >= CountingTuning::min_keys(ks);
 }
 

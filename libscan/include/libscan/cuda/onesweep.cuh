@@ -367,6 +367,36 @@ __device__ __forceinline__ void rank_tile_in_warp(const DigitOf &digit_of, unsig
     }
 }
 
+// Ranks for a pass free to order the items of one digit as it likes
+// (pass_kernel's ANY_ORDER: the first pass of a sort of whole keys without
+// values). Every order of a digit's items there leads to the same output:
+// two keys that tie on this digit and on every later pass's are equal over
+// the whole key, bit for bit, and nothing travels with them. So a rank is
+// one shared atomicAdd on the warp's counter of the item's digit, whatever
+// order the lanes' adds land in: no peers to find, no ballots (the ballots'
+// votes fill the ALU pipe, ~20% of a pass's time: bench/results/
+// 2026-11-29-h200-f091273/ranking). A warp whose first item shows at most
+// FEW distinct digits among its lanes (ranked by ballots, as
+// rank_tile_in_warp's probe) matches every later item instead: up to 32
+// adds on one address serialise, where one match serves them all.
+template <int BITS, int IPT, int FEW, typename DigitOf>
+__device__ __forceinline__ void rank_tile_any_order(const DigitOf &digit_of, unsigned *counts, int lane,
+                                                    unsigned short (&rank)[IPT]) {
+    if constexpr (FEW > 0) {
+        const unsigned d = digit_of(0);
+        const unsigned peers = warp_peers<BITS>(d);
+        const bool leads = lane == peer_leader(peers);
+        rank[0] = rank_among(d, peers, counts, lane);
+        if (__popc(__ballot_sync(libscan::kFullMask, leads)) <= FEW) {
+            rank_in_warp<BITS, IPT, 1, 1>(digit_of, counts, lane, rank);
+            return;
+        }
+    }
+#pragma unroll
+    for (int k = FEW > 0 ? 1 : 0; k < IPT; ++k)
+        rank[k] = static_cast<unsigned short>(atomicAdd(&counts[digit_of(k)], 1u));
+}
+
 // An identity pass's tile moves as a contiguous byte range: consecutive
 // threads take consecutive 16-byte vectors, every load of the tile issued
 // before the first store. (tile_io.cuh's warp-striped loader wants whole
@@ -452,8 +482,11 @@ __device__ __noinline__ void copy_pass_tile(const K *keys_in, K *keys_out, const
 
 // Shape (sort_tuning.cuh's PassTuning): kBlockThreads, kItemsPerThread,
 // kLookbackWindow, kMinBlocks, kKeepDigits, kMatchEvery, kFewDigits,
-// kShareHistogram, kUniformTiles.
-template <typename K, typename V, typename W, class Shape, typename Tiles = FlatTiles>
+// kShareHistogram, kUniformTiles, kAnyOrderFew.
+// ANY_ORDER: the pass may order the items of one digit as it likes
+// (rank_tile_any_order says when that holds); else the items of a digit
+// keep their order, which makes the sort stable.
+template <typename K, typename V, typename W, class Shape, typename Tiles = FlatTiles, bool ANY_ORDER = false>
 __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_kernel(const PassParams<K, V, W, Tiles> p) {
     constexpr int BLOCK = Shape::kBlockThreads, IPT = Shape::kItemsPerThread, WINDOW = Shape::kLookbackWindow;
     constexpr bool kValues = !std::is_same<V, NoValues>::value;
@@ -596,11 +629,17 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     }
     if (uniform) return;
 
-    // Rank inside the warp, in item order (this is what makes the sort stable).
+    // Rank inside the warp: in item order (this is what makes the sort
+    // stable), or in any order where ANY_ORDER allows it (full tiles only).
     unsigned short rank[IPT];
     constexpr int kMatch = Shape::kMatchEvery, kFew = Shape::kFewDigits;
-    if (valid == kTile) rank_tile_in_warp<kRadixBits, IPT, kMatch, kFew>(digit_of, s_warp_hist[warp], lane, rank);
-    else rank_in_warp<kRadixBits + 1, IPT, kMatch>(digit_of, s_warp_hist[warp], lane, rank); // padding: digit kRadix
+    static_assert(!ANY_ORDER || !kValues, "libscan::sort: values make the order of equal keys visible");
+    if (valid == kTile) {
+        if constexpr (ANY_ORDER)
+            rank_tile_any_order<kRadixBits, IPT, Shape::kAnyOrderFew>(digit_of, s_warp_hist[warp], lane, rank);
+        else
+            rank_tile_in_warp<kRadixBits, IPT, kMatch, kFew>(digit_of, s_warp_hist[warp], lane, rank);
+    } else rank_in_warp<kRadixBits + 1, IPT, kMatch>(digit_of, s_warp_hist[warp], lane, rank); // padding: digit kRadix
     __syncthreads();
 
     // Thread d < kRadix: warp counts of digit d -> exclusive offsets over warps,

@@ -99,6 +99,7 @@ template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
     static constexpr int kFewDigits = 16;
     static constexpr bool kShareHistogram = false;
     static constexpr bool kUniformTiles = true;
+    static constexpr int kAnyOrderFew = 16;
 };
 template <> struct PassTuning<4, false> {
     static constexpr int kBlockThreads = 384;
@@ -110,6 +111,7 @@ template <> struct PassTuning<4, false> {
     static constexpr int kFewDigits = 16;
     static constexpr bool kShareHistogram = false;
     static constexpr bool kUniformTiles = false;
+    static constexpr int kAnyOrderFew = 16;
 };
 template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kBlockThreads = 384;
@@ -121,6 +123,7 @@ template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kFewDigits = 0;
     static constexpr bool kShareHistogram = true;
     static constexpr bool kUniformTiles = false;
+    static constexpr int kAnyOrderFew = 16;
 };
 
 // A pass whose keys hold more than one digit but at most this many may look
