@@ -4,8 +4,10 @@
  * (libscan__sort_force_path), and once each where the library chooses it
  * itself (U16 from 2^24 keys). Against qsort of the same keys: uniform keys, one key
  * value, the two extreme values only (a fill block spans all digits between
- * them), every U16 value once; ascending and descending; sizes around the
- * 16-byte vectors, fill tiles and 2^16; input and output pointers off the
+ * them), every U16 value once, one value in every 16 (U8) or 256 (U16);
+ * ascending and descending; sizes around the 16-byte vectors, fill tiles and
+ * 2^16, and past the GPU's resident fill blocks (each then fills several
+ * tiles); input and output pointers off the
  * 16-byte boundary by 1 and 3 keys (the scalar head, tail and stores); the
  * double buffer, in place for U16 (two passes: the result is the input
  * buffer). Outputs are poisoned before every sort. */
@@ -16,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { D_UNIFORM, D_ONE_VALUE, D_EXTREMES, D_EVERY_VALUE, D_COUNT };
+enum { D_UNIFORM, D_ONE_VALUE, D_EXTREMES, D_EVERY_VALUE, D_SPARSE, D_COUNT };
 
 /* sort_internal.h's switch (libscan_static exports it): 0 the library's
  * choice, 2 the counting sort wherever it applies. */
@@ -46,6 +48,10 @@ static void fill(rng_t *r, unsigned char *k, size_t n, size_t ks, int dist) {
         if (dist == D_ONE_VALUE) v = one;
         if (dist == D_EXTREMES) v = (v & 1) ? max : 0;
         if (dist == D_EVERY_VALUE) v = (unsigned)((i * 40503u) & max); /* odd multiplier: a permutation mod 2^16 */
+        /* The last value of each run of 256 (16-bit) or 16 (8-bit) values: the
+         * fill's sample of the starts (every 256th U16 start) then brackets
+         * runs of empty digits. */
+        if (dist == D_SPARSE) v = ks == 1 ? ((v & 0x0fu) << 4) | 0x0fu : ((v & 0xffu) << 8) | 0xffu;
         memcpy(k + i * ks, &v, ks); /* little-endian: the low bytes */
     }
 }
@@ -129,6 +135,23 @@ static void test_counting_sort_chosen(void **state) {
     one_case(LIBSCAN_U16, D_UNIFORM, 1, test_capped_n(((size_t)1 << 24) + 5, 1), 0, 1, 0, 2001);
 }
 
+/* More tiles than fill_kernel has resident blocks (132 SMs x 8 blocks x 8192
+ * U8 or 4096 U16 outputs: 8.7M / 4.3M keys on an H200), so that blocks fill
+ * several tiles each, with runs of every length. */
+static void test_counting_sort_many_tiles_per_block(void **state) {
+    (void)state;
+    test_require_gpu();
+    const libscan_dtype_t keys_of[2] = {LIBSCAN_U8, LIBSCAN_U16};
+    const int dists[3] = {D_UNIFORM, D_EXTREMES, D_SPARSE};
+    uint64_t idx = 3000;
+    libscan__sort_force_path(PATH_COUNTING);
+    for (int k = 0; k < 2; ++k)
+        for (int d = 0; d < 3; ++d, ++idx)
+            one_case(keys_of[k], dists[d], (int)(idx & 1), test_capped_n(((size_t)1 << 24) + 5, 1), idx % 2,
+                     (idx / 2) % 2 * 3, 0, idx);
+    libscan__sort_force_path(PATH_AUTO);
+}
+
 static void test_counting_sort_double_buffer(void **state) {
     (void)state;
     test_require_gpu();
@@ -147,6 +170,7 @@ int main(void) {
         cmocka_unit_test(test_counting_sort_against_qsort),
         cmocka_unit_test(test_counting_sort_double_buffer),
         cmocka_unit_test(test_counting_sort_chosen),
+        cmocka_unit_test(test_counting_sort_many_tiles_per_block),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return test_exit_code(failed);

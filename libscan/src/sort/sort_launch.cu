@@ -136,10 +136,7 @@ template <typename K> cudaError_t run_counting(const libscan__sort_plan_t &pl, i
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
     starts_kernel<Shape::kBins><<<1, CountingTuning::kScanThreads, 0, stream>>>(counts);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
-    constexpr size_t kTile = size_t(CountingTuning::kFillThreads) * (32 / sizeof(K));
-    const size_t tiles = (pl.count + kTile - 1) / kTile;
-    if (tiles > 0x7fffffffull) return cudaErrorInvalidValue;
-    fill_kernel<K><<<static_cast<unsigned>(tiles), CountingTuning::kFillThreads, 0, stream>>>(
+    fill_kernel<K><<<fill_blocks<K>(pl.count, sms), CountingTuning::kFillThreads, 0, stream>>>(
         static_cast<K *>(pl.keys_out), pl.count, codec.xor_all, counts);
     return cudaGetLastError();
 }

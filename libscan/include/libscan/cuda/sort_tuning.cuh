@@ -202,7 +202,17 @@ struct CountingTuning {
     // 2-distinct steps hold ~16 (not swept further).
     static constexpr int kCrowdLanes = 8;
     static constexpr int kScanThreads = 1024;
+    // kMaxLaneCopyCounters: count_kernel keeps a copy of its counters per
+    // lane when the 32 copies fit this many counters (8-bit keys: 256 x 32,
+    // 32 KB a block). kFillBlocksPerSm: fill_kernel's resident blocks, each
+    // taking tiles until none is left, so that its sample of the starts is
+    // read once per block. First choices (2026-11-29, from ncu on the H200:
+    // 2^28 u8 keys, count 267 us and fill 388 us for 256 MB each way; the
+    // fill's blocks each waited on two 8-step searches of global starts
+    // before a barrier), not swept.
+    static constexpr int kMaxLaneCopyCounters = 256 * 32;
     static constexpr int kFillThreads = 256;
+    static constexpr int kFillBlocksPerSm = 8;
 };
 
 // Status words of the look-back: 32-bit (2-bit flag + 30-bit count) while
