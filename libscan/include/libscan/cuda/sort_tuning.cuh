@@ -206,10 +206,16 @@ struct CountingTuning {
     // lane when the 32 copies fit this many counters (8-bit keys: 256 x 32,
     // 32 KB a block). kFillBlocksPerSm: fill_kernel's resident blocks, each
     // taking tiles until none is left, so that its sample of the starts is
-    // read once per block. First choices (2026-11-29, from ncu on the H200:
-    // 2^28 u8 keys, count 267 us and fill 388 us for 256 MB each way; the
-    // fill's blocks each waited on two 8-step searches of global starts
-    // before a barrier), not swept.
+    // read once per block. First choices, not swept, against what ncu showed
+    // on the H200 (2^28 u8 keys: count 267 us and fill 388 us for 256 MB each
+    // way, the fill's blocks each waiting on two 8-step searches of global
+    // starts before a barrier; u16: the starts scan 147 us). With them and
+    // the scan in rounds (bench/results/2026-11-29-h200-00c200f, interleaved
+    // processes against 5baeda5, `bench_radixsort --logs 28 --reps 11
+    // --baseline --only "u8 keys,u16 keys"`): 2^28 u8 keys 0.509 -> 0.341 ms,
+    // u16 1.043 -> 0.794, u8 all-equal 0.495 -> 0.341 (the passes' identity
+    // copies take 0.41); 2^24 u8 0.053 -> 0.041, u16 0.209 -> 0.175; 2^16
+    // and 2^20 unchanged.
     static constexpr int kMaxLaneCopyCounters = 256 * 32;
     static constexpr int kFillThreads = 256;
     static constexpr int kFillBlocksPerSm = 8;
