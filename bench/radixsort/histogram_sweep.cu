@@ -23,9 +23,9 @@ namespace {
 
 using libscan::sort::kRadix;
 
-template <int B, int I, int P, bool MINOR, bool VOTE, bool LANES = false> struct Pol {
+template <int B, int I, int P, bool MINOR, bool VOTE> struct Pol {
     static constexpr int kBlockThreads = B, kItemsPerThread = I, kParts = P; // blocks per SM: given at launch
-    static constexpr bool kPartMinor = MINOR, kUniformVote = VOTE, kLaneCopies = LANES;
+    static constexpr bool kPartMinor = MINOR, kUniformVote = VOTE;
 };
 
 __global__ void fill(uint32_t *x, size_t n, int dist) {
@@ -71,22 +71,10 @@ template <class P> bool variant(const Ctx &c, const char *name, int bps) {
     hp.end_bit = 32;
     hp.passes = 4;
     hp.hist = c.hist;
-    unsigned blocks = unsigned(c.sms * bps);
-    // Lane copies: the library's block count (more blocks where one would
-    // overflow its 16-bit counters) and dynamic shared memory.
-    if (P::kLaneCopies) {
-        const size_t chunks = (c.n + size_t(P::kBlockThreads) * P::kItemsPerThread - 1) /
-                              (size_t(P::kBlockThreads) * P::kItemsPerThread);
-        const size_t most = libscan::sort::HistogramLanes<uint32_t>::max_chunks<P>();
-        if ((chunks + most - 1) / most > blocks) blocks = unsigned((chunks + most - 1) / most);
-    }
-    constexpr size_t shared = libscan::sort::histogram_shared_bytes<uint32_t, P>();
-    if (shared > 48 * 1024)
-        CK(cudaFuncSetAttribute(libscan::sort::histogram_kernel<uint32_t, P>,
-                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+    const unsigned blocks = unsigned(c.sms * bps);
     auto call = [&] {
         CK(cudaMemsetAsync(c.hist, 0, 4 * kRadix * 8, c.s));
-        libscan::sort::histogram_kernel<uint32_t, P><<<blocks, P::kBlockThreads, shared, c.s>>>(hp);
+        libscan::sort::histogram_kernel<uint32_t, P><<<blocks, P::kBlockThreads, 0, c.s>>>(hp);
         CK(cudaGetLastError());
     };
     call();
@@ -156,13 +144,6 @@ int main(int argc, char **argv) {
         ok &= variant<Pol<256, 8, 1, false, false>>(c, "256x8 parts1", 8);
         ok &= variant<Pol<256, 16, 2, true, true>>(c, "256x16 parts2 minor vote", 8);
         ok &= variant<Pol<128, 16, 1, false, true>>(c, "128x16 parts1 vote", 16);
-        ok &= variant<Pol<256, 16, 1, false, false>>(c, "256x16 parts1 (before lanes)", 8);
-        ok &= variant<Pol<1024, 16, 1, false, false, true>>(c, "1024x16 lane copies", 2);
-        ok &= variant<Pol<512, 16, 1, false, false, true>>(c, "512x16 lane copies", 3);
-        ok &= variant<Pol<512, 16, 1, false, false, true>>(c, "512x16 lane copies", 4);
-        ok &= variant<Pol<256, 16, 1, false, false, true>>(c, "256x16 lane copies", 3);
-        ok &= variant<Pol<1024, 8, 1, false, false, true>>(c, "1024x8 lane copies", 2);
-        ok &= variant<Pol<1024, 32, 1, false, false, true>>(c, "1024x32 lane copies", 2);
     }
     return ok ? 0 : 3;
 }

@@ -109,16 +109,16 @@ bool takes_counting_sort(const libscan__sort_plan_t &pl) {
     return path == LIBSCAN__SORT_PATH_COUNTING || pl.count >= CountingTuning::min_keys(ks);
 }
 
-// A kernel that takes more than 48 KB of dynamic shared memory must be
-// allowed it once per device: the 16-bit counting sort's 128 KB, the
-// histogram's lane copies (16 KB a pass). One bit per device and kernel (a
-// static per instantiation); beyond 64 devices, every call.
-template <typename Kernel> cudaError_t allow_shared(Kernel kernel, size_t bytes, std::atomic<unsigned long long> &done,
-                                                    int device) {
-    if (bytes <= 48 * 1024) return cudaSuccess;
+// 16-bit keys count into 128 KB of dynamic shared memory: the kernel must be
+// allowed it once per device (a bit per device; beyond 64 devices, every call).
+template <typename K> cudaError_t allow_count_shared(int device) {
+    constexpr size_t kBytes = CountingShape<K>::kSharedBytes;
+    if (kBytes <= 48 * 1024) return cudaSuccess;
+    static std::atomic<unsigned long long> done{0};
     const unsigned long long bit = device < 64 ? 1ull << device : 0;
     if (bit && (done.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
-    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+    const cudaError_t e =
+        cudaFuncSetAttribute(count_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kBytes));
     if (e == cudaSuccess && bit) done.fetch_or(bit, std::memory_order_relaxed);
     return e;
 }
@@ -126,8 +126,7 @@ template <typename Kernel> cudaError_t allow_shared(Kernel kernel, size_t bytes,
 template <typename K> cudaError_t run_counting(const libscan__sort_plan_t &pl, int device, int sms, cudaStream_t stream) {
     using Shape = CountingShape<K>;
     unsigned long long *counts = static_cast<unsigned long long *>(pl.scratch);
-    static std::atomic<unsigned long long> allowed{0};
-    cudaError_t e = allow_shared(count_kernel<K>, Shape::kSharedBytes, allowed, device);
+    cudaError_t e = allow_count_shared<K>(device);
     if (e == cudaSuccess) e = cudaMemsetAsync(counts, 0, size_t(Shape::kBins) * sizeof(unsigned long long), stream);
     if (e != cudaSuccess) return e;
     const Codec<K> codec = make_codec<K>(pl.key, pl.descending != 0);
@@ -187,12 +186,8 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
     hp.end_bit = pl.end_bit;
     hp.passes = pl.passes;
     hp.hist = reinterpret_cast<unsigned long long *>(scratch + kCounterBytes);
-    constexpr size_t kHistShared = histogram_shared_bytes<K, HistogramTuning>();
-    static std::atomic<unsigned long long> hist_allowed{0};
-    e = allow_shared(histogram_kernel<K, HistogramTuning>, kHistShared, hist_allowed, device);
-    if (e != cudaSuccess) return e;
     histogram_kernel<K, HistogramTuning>
-        <<<histogram_blocks<K, HistogramTuning>(n, sms), HistogramTuning::kBlockThreads, kHistShared, stream>>>(hp);
+        <<<histogram_blocks<HistogramTuning>(n, sms), HistogramTuning::kBlockThreads, 0, stream>>>(hp);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     digit_base_kernel<><<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(

@@ -112,38 +112,15 @@ template <typename K> struct HistogramParams {
 //   kPartMinor:  copies of one digit side by side ([pass][digit][part]), else
 //                whole histograms one after another ([pass][part][digit]);
 //   kUniformVote: a warp whose 32 keys are equal adds 32 once instead of 32
-//                atomics on one address (one shuffle and one vote per key);
-//   kLaneCopies: instead of all the above, a copy of the counters per lane,
-//                16-bit, two digits to a word (lane l's word of digits 2j,
-//                2j+1 at [pass][j][l], in bank l): no two adds of a warp meet
-//                in a bank or on an address, whatever the keys. Dynamic
-//                shared memory, HistogramLanes below (16 KB a pass); a block
-//                counts at most HistogramLanes::max_chunks() chunks, so that
-//                no 16-bit counter wraps (histogram_blocks).
-template <typename K> struct HistogramLanes {
-    static constexpr int kPasses = int(sizeof(K)) * 8 / kRadixBits < kMaxPasses ? int(sizeof(K)) * 8 / kRadixBits : kMaxPasses;
-    static constexpr int kWords = kPasses * (kRadix / 2) * 32;
-    static constexpr size_t kBytes = size_t(kWords) * sizeof(unsigned);
-    // A chunk adds at most BLOCK x IPT / 32 keys to one lane's counter.
-    template <class Policy> static constexpr size_t max_chunks() {
-        return size_t(65535) * 32 / (size_t(Policy::kBlockThreads) * Policy::kItemsPerThread);
-    }
-};
-
+//                atomics on one address (one shuffle and one vote per key).
 template <typename K, class Policy>
 __global__ void __launch_bounds__(Policy::kBlockThreads) histogram_kernel(const HistogramParams<K> p) {
     constexpr int BLOCK = Policy::kBlockThreads, IPT = Policy::kItemsPerThread, kParts = Policy::kParts;
-    constexpr int kPasses = HistogramLanes<K>::kPasses;
-    constexpr bool kLanes = Policy::kLaneCopies;
+    constexpr int kPasses = int(sizeof(K)) * 8 / kRadixBits < kMaxPasses ? int(sizeof(K)) * 8 / kRadixBits : kMaxPasses;
     constexpr int V = 16 / int(sizeof(K)); // keys per 16-byte vector
     static_assert(IPT % V == 0, "libscan::sort: histogram items per thread must fill whole vectors");
-    __shared__ unsigned s_hist[kLanes ? 1 : kPasses][kLanes ? 1 : kParts * kRadix];
-    extern __shared__ unsigned s_lanes[]; // kLanes: HistogramLanes<K>::kWords
-    if constexpr (kLanes) {
-        for (int i = threadIdx.x; i < HistogramLanes<K>::kWords; i += BLOCK) s_lanes[i] = 0;
-    } else {
-        for (int i = threadIdx.x; i < kPasses * kParts * kRadix; i += BLOCK) (&s_hist[0][0])[i] = 0;
-    }
+    __shared__ unsigned s_hist[kPasses][kParts * kRadix];
+    for (int i = threadIdx.x; i < kPasses * kParts * kRadix; i += BLOCK) (&s_hist[0][0])[i] = 0;
     __syncthreads();
     // Counter of digit d in this thread's copy: s_hist[pass][d * dstride + poff].
     const int lane = threadIdx.x & 31, part = lane % kParts;
@@ -188,7 +165,7 @@ __global__ void __launch_bounds__(Policy::kBlockThreads) histogram_kernel(const 
             const K m = p.codec.map(keys[k]);
             const bool valid = (ok >> k) & 1u;
             bool uniform = false;
-            if constexpr (Policy::kUniformVote && !kLanes) {
+            if constexpr (Policy::kUniformVote) {
                 // Every lane takes part in the shuffle: no short-circuit around it.
                 const K first = static_cast<K>(__shfl_sync(libscan::kFullMask, m, 0));
                 uniform = __all_sync(libscan::kFullMask, valid && m == first);
@@ -197,9 +174,7 @@ __global__ void __launch_bounds__(Policy::kBlockThreads) histogram_kernel(const 
             for (int pass = 0; pass < kPasses; ++pass) {
                 if (pass >= p.passes) break;
                 const unsigned d = static_cast<unsigned>(m >> shift[pass]) & mask[pass];
-                if constexpr (kLanes) {
-                    if (valid) atomicAdd(&s_lanes[(pass * (kRadix / 2) + int(d >> 1)) * 32 + lane], 1u << (16 * (d & 1u)));
-                } else if (uniform) {
+                if (uniform) {
                     if (lane == 0) atomicAdd(&s_hist[pass][d * dstride], 32u);
                 } else if (valid) {
                     atomicAdd(&s_hist[pass][d * dstride + poff], 1u);
@@ -211,37 +186,19 @@ __global__ void __launch_bounds__(Policy::kBlockThreads) histogram_kernel(const 
     for (int i = threadIdx.x; i < p.passes * kRadix; i += BLOCK) {
         const int pass = i / kRadix, d = i % kRadix;
         unsigned c = 0;
-        if constexpr (kLanes) {
-            // Lane (q + d/2) % 32 first: a warp's 16 words read 16 banks.
-            const unsigned *row = s_lanes + (pass * (kRadix / 2) + (d >> 1)) * 32;
-#pragma unroll 8
-            for (int q = 0; q < 32; ++q) c += (row[(q + (d >> 1)) & 31] >> (16 * (d & 1))) & 0xffffu;
-        } else {
 #pragma unroll
-            for (int q = 0; q < kParts; ++q) c += s_hist[pass][Policy::kPartMinor ? d * kParts + q : q * kRadix + d];
-        }
+        for (int q = 0; q < kParts; ++q) c += s_hist[pass][Policy::kPartMinor ? d * kParts + q : q * kRadix + d];
         if (c) atomicAdd(p.hist + i, static_cast<unsigned long long>(c));
     }
 }
 
 // Blocks of histogram_kernel<K, Policy> for n keys on `sms` SMs: enough to
-// cover the keys once, at most Policy::kBlocksPerSm per SM (grid-stride);
-// with lane copies, more where a block would count more chunks than its
-// 16-bit counters hold.
-template <typename K, class Policy> inline unsigned histogram_blocks(size_t n, int sms) {
+// cover the keys once, at most Policy::kBlocksPerSm per SM (grid-stride).
+template <class Policy> inline unsigned histogram_blocks(size_t n, int sms) {
     const size_t chunk = size_t(Policy::kBlockThreads) * Policy::kItemsPerThread;
     const size_t chunks = (n + chunk - 1) / chunk;
-    size_t blocks = size_t(sms > 0 ? sms : 1) * Policy::kBlocksPerSm;
-    if (Policy::kLaneCopies) {
-        constexpr size_t kMost = HistogramLanes<K>::template max_chunks<Policy>();
-        const size_t need = (chunks + kMost - 1) / kMost;
-        if (blocks < need) blocks = need;
-    }
-    return static_cast<unsigned>(chunks < blocks ? (chunks > 0 ? chunks : 1) : blocks);
-}
-// Its dynamic shared memory.
-template <typename K, class Policy> constexpr size_t histogram_shared_bytes() {
-    return Policy::kLaneCopies ? HistogramLanes<K>::kBytes : 0;
+    const size_t cap = size_t(sms > 0 ? sms : 1) * Policy::kBlocksPerSm;
+    return static_cast<unsigned>(chunks < cap ? chunks : cap);
 }
 
 // ---- 2. where each digit starts, per pass --------------------------------

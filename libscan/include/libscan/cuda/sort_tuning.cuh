@@ -165,20 +165,13 @@ constexpr size_t pass_tile(size_t key_bytes, size_t value_bytes) {
 // uniform / sorted / all-equal keys, against 814 / 814 / 856 us for the
 // former 4 copies with the equal-warp vote. The vote cost more than the
 // same-address atomics it saves, and one copy is as fast as four.
-// Lane copies (kLaneCopies: a 16-bit counter per lane, digit and pass, 64 KB
-// a block for 4-byte keys, 128 KB for 8-byte ones): no bank conflict and no
-// same-address add in a warp, where one copy's adds of 32 random digits
-// meet in banks. 512 x 16, 3 blocks an SM (36 registers for 4-byte keys:
-// two blocks of 1024 threads would need 32): a first choice, measured by
-// histogram_sweep and bench_radixsort in bench/results/2026-11-29-h200-LANES.
 struct HistogramTuning {
-    static constexpr int kBlockThreads = 512;
+    static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16; // four 16-byte loads of 4-byte keys per round
-    static constexpr int kBlocksPerSm = 3;
+    static constexpr int kBlocksPerSm = 8;
     static constexpr int kParts = 1;           // shared histogram copies per pass (by lane % kParts)
     static constexpr bool kPartMinor = false;  // (copies one after another; moot with one)
     static constexpr bool kUniformVote = false;
-    static constexpr bool kLaneCopies = true;
 };
 
 // The counting sort of 8- and 16-bit keys without values (counting_sort.cuh).
