@@ -164,7 +164,9 @@ constexpr size_t pass_tile(size_t key_bytes, size_t value_bytes) {
 // u32 keys, read floor 351 us): this one 522 / 513 / 512 us for
 // uniform / sorted / all-equal keys, against 814 / 814 / 856 us for the
 // former 4 copies with the equal-warp vote. The vote cost more than the
-// same-address atomics it saves, and one copy is as fast as four.
+// same-address atomics it saves, and one copy is as fast as four. A 16-bit
+// copy per lane (no bank conflict at all; 64 KB a block) was slower still:
+// 664-760 us against 525 (bench/results/2026-11-29-h200-a2cb400).
 struct HistogramTuning {
     static constexpr int kBlockThreads = 256;
     static constexpr int kItemsPerThread = 16; // four 16-byte loads of 4-byte keys per round
