@@ -184,8 +184,8 @@ template <int BINS> __global__ void __launch_bounds__(CountingTuning::kScanThrea
 }
 
 // The largest digit d in [lo, hi] with starts[d] <= pos (starts[lo] <= pos).
-template <typename S>
-__device__ __forceinline__ unsigned digit_at(const S *starts, size_t pos, unsigned lo, unsigned hi) {
+__device__ __forceinline__ unsigned digit_at(const unsigned long long *starts, size_t pos, unsigned lo,
+                                             unsigned hi) {
     while (lo < hi) {
         const unsigned mid = (lo + hi + 1) / 2;
         if (starts[mid] <= pos) lo = mid;
@@ -221,14 +221,14 @@ __device__ __forceinline__ unsigned fill_digit(const unsigned long long *s_sampl
 }
 
 // Thread t of a block's tile writes outputs [tile*TILE + t*KPT, +KPT): 32
-// bytes, as two 16-byte stores where they hold one digit, whole and
-// aligned, else one by one. A grid of resident
-// blocks takes tiles tile += gridDim.x, so that each block reads the sample
-// of starts once: each thread finds its first digit by its own search (no
-// block-wide search before a barrier), then walks forward, searching again
-// only where a run ends inside its outputs (two distinct u16 keys far apart
-// must not step through every empty digit between: 2^28 keys with values
-// 56004 apart took 6.16 ms so, 1.07 ms searched, on an H200).
+// bytes, as two 16-byte stores where one digit covers them and they are
+// whole and aligned, else one by one. A grid of resident blocks takes tiles
+// tile += gridDim.x, so that each block reads the sample of starts once.
+// Each thread finds its first digit by its own search (no block-wide search
+// before a barrier), then walks forward, searching again only where a run
+// ends inside its outputs (two distinct u16 keys far apart must not step
+// through every empty digit between: 2^28 keys with values 56004 apart took
+// 6.16 ms so, 1.07 ms searched, on an H200).
 template <typename K>
 __global__ void __launch_bounds__(CountingTuning::kFillThreads)
     fill_kernel(K *out, size_t n, K xor_all, const unsigned long long *starts) {
