@@ -147,8 +147,18 @@ cudaError_t run_large(const libscan__segsort_plan_t &pl, const Codec<K> &codec, 
         p.digit = Digit<K>::of_pass(codec, pl.begin_bit, pl.end_bit, pass);
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<C, kRadix>{words};
-        pass_kernel<K, V, C, Pass, SegmentTiles<C>>
-            <<<static_cast<unsigned>(lay.max_tiles), BLOCK, 0, stream>>>(p);
+        // Each segment's first pass in any order where the plain sort's would be.
+        if constexpr (std::is_same<V, NoValues>::value) {
+            if (pass == 0 && libscan__sort_any_order_first_pass(sizeof(K), 0, pl.begin_bit, pl.end_bit))
+                pass_kernel<K, V, C, Pass, SegmentTiles<C>, true>
+                    <<<static_cast<unsigned>(lay.max_tiles), BLOCK, 0, stream>>>(p);
+            else
+                pass_kernel<K, V, C, Pass, SegmentTiles<C>>
+                    <<<static_cast<unsigned>(lay.max_tiles), BLOCK, 0, stream>>>(p);
+        } else {
+            pass_kernel<K, V, C, Pass, SegmentTiles<C>>
+                <<<static_cast<unsigned>(lay.max_tiles), BLOCK, 0, stream>>>(p);
+        }
         if ((e = cudaGetLastError()) != cudaSuccess) return e;
         src = dst;
         vsrc = vdst;

@@ -58,6 +58,16 @@ enum {
 };
 void libscan__sort_force_path(int path);
 
+/* Whether the first pass of a sort (or of each segment's sort) may order
+ * the keys of one digit as it likes (onesweep.cuh's ANY_ORDER): keys without
+ * values sorted over the whole key (begin_bit 0, end_bit 8 x key_bytes),
+ * where keys that tie on every pass are equal bit for bit (the codec is a
+ * bijection), so no order among them can show. A bit range keeps every
+ * pass in order (keys that tie on the range may differ outside it), and so
+ * do values (argsort's indices too). LIBSCAN__SORT_PATH_STABLE keeps every
+ * pass in order (the bench's baseline). */
+int libscan__sort_any_order_first_pass(size_t key_bytes, size_t value_bytes, unsigned begin_bit, unsigned end_bit);
+
 /* Enqueues the sort. Returns the first CUDA error met. */
 cudaError_t libscan__sort_launch(const libscan__sort_plan_t *plan, cudaStream_t stream);
 

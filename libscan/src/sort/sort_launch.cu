@@ -30,19 +30,6 @@ size_t counting_bytes(size_t key_bytes) {
     return key_bytes <= 2 ? ((size_t(1) << (8 * key_bytes)) + 1) * sizeof(unsigned long long) : 0;
 }
 
-// Whether the first pass of a sort of keys without values may order the
-// keys of one digit as it likes (pass_kernel's ANY_ORDER): when it sorts the
-// whole key, keys that tie on every pass are equal bit for bit (the codec is
-// a bijection), so no order among them can show. A bit range keeps every
-// pass in order (keys that tie on the range may differ outside it), and so
-// do values (argsort's indices too), which run_passes never asks about.
-// LIBSCAN__SORT_PATH_STABLE keeps every pass in order (the bench's
-// baseline).
-template <typename K> bool any_order_first_pass(const libscan__sort_plan_t &pl) {
-    return g_path.load(std::memory_order_relaxed) != LIBSCAN__SORT_PATH_STABLE && pl.begin_bit == 0 &&
-           pl.end_bit == 8 * sizeof(K);
-}
-
 template <typename K, typename V, typename W>
 cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, char *scratch, int sms,
                        cudaStream_t stream) {
@@ -81,7 +68,7 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<W, kRadix>{status};
         if constexpr (kValueBytes == 0) {
-            if (pass == 0 && any_order_first_pass<K>(pl))
+            if (pass == 0 && libscan__sort_any_order_first_pass(sizeof(K), 0, pl.begin_bit, pl.end_bit))
                 pass_kernel<K, V, W, Tuning, FlatTiles, true><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
             else
                 pass_kernel<K, V, W, Tuning><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
@@ -222,6 +209,12 @@ extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, si
 }
 
 extern "C" void libscan__sort_force_path(int path) { libscan::sort::g_path.store(path); }
+
+extern "C" int libscan__sort_any_order_first_pass(size_t key_bytes, size_t value_bytes, unsigned begin_bit,
+                                                  unsigned end_bit) {
+    return value_bytes == 0 && begin_bit == 0 && end_bit == 8 * key_bytes &&
+           libscan::sort::g_path.load(std::memory_order_relaxed) != LIBSCAN__SORT_PATH_STABLE;
+}
 
 extern "C" cudaError_t libscan__sort_launch(const libscan__sort_plan_t *plan, cudaStream_t stream) {
     using namespace libscan::sort;

@@ -22,9 +22,10 @@
 //      memory so that consecutive threads write consecutive outputs of one
 //      digit.
 //      The first pass of a sort of keys without values over the whole key
-//      ranks in any order instead (ANY_ORDER: one shared atomic a key, no
-//      peers to find): keys that tie on every pass there are equal bit for
-//      bit, so the output is the stable sort's all the same.
+//      (and of each large segment's sort, segmented_sort.cuh) ranks in any
+//      order instead (ANY_ORDER: one shared atomic a key, no peers to find):
+//      keys that tie on every pass there are equal bit for bit, so the
+//      output is the stable sort's all the same.
 //      A pass whose digit is the same for every key (one digit's bin holds
 //      all n keys in the upfront histogram: all-equal keys, or keys that
 //      differ only outside this pass's bits) is the identity permutation:
