@@ -148,17 +148,10 @@ cudaError_t run_large(const libscan__segsort_plan_t &pl, const Codec<K> &codec, 
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<C, kRadix>{words};
         // Each segment's first pass in any order where the plain sort's would be.
-        if constexpr (std::is_same<V, NoValues>::value) {
-            if (pass == 0 && libscan__sort_any_order_first_pass(sizeof(K), 0, pl.begin_bit, pl.end_bit))
-                pass_kernel<K, V, C, Pass, SegmentTiles<C>, true>
-                    <<<static_cast<unsigned>(lay.max_tiles), BLOCK, 0, stream>>>(p);
-            else
-                pass_kernel<K, V, C, Pass, SegmentTiles<C>>
-                    <<<static_cast<unsigned>(lay.max_tiles), BLOCK, 0, stream>>>(p);
-        } else {
-            pass_kernel<K, V, C, Pass, SegmentTiles<C>>
-                <<<static_cast<unsigned>(lay.max_tiles), BLOCK, 0, stream>>>(p);
-        }
+        launch_pass<K, V, C, Pass>(
+            p, static_cast<unsigned>(lay.max_tiles),
+            pass == 0 && libscan__sort_any_order_first_pass(sizeof(K), size_t(value_size<V>()), pl.begin_bit, pl.end_bit),
+            stream);
         if ((e = cudaGetLastError()) != cudaSuccess) return e;
         src = dst;
         vsrc = vdst;

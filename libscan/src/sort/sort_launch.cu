@@ -67,14 +67,9 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
         p.digit = Digit<K>::of_pass(codec, pl.begin_bit, pl.end_bit, pass);
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<W, kRadix>{status};
-        if constexpr (kValueBytes == 0) {
-            if (pass == 0 && libscan__sort_any_order_first_pass(sizeof(K), 0, pl.begin_bit, pl.end_bit))
-                pass_kernel<K, V, W, Tuning, FlatTiles, true><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
-            else
-                pass_kernel<K, V, W, Tuning><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
-        } else {
-            pass_kernel<K, V, W, Tuning><<<static_cast<unsigned>(tiles), BLOCK, 0, stream>>>(p);
-        }
+        launch_pass<K, V, W, Tuning>(
+            p, static_cast<unsigned>(tiles),
+            pass == 0 && libscan__sort_any_order_first_pass(sizeof(K), kValueBytes, pl.begin_bit, pl.end_bit), stream);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         src = dst;

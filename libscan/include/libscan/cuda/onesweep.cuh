@@ -742,6 +742,21 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     }
 }
 
+// Enqueues one pass over `grid` tiles on `stream`: pass_kernel's ANY_ORDER
+// form where any_order holds (for keys without values only; the caller asks
+// the sort's rule, libscan__sort_any_order_first_pass), else the in-order one.
+template <typename K, typename V, typename W, class Shape, typename Tiles>
+inline void launch_pass(const PassParams<K, V, W, Tiles> &p, unsigned grid, bool any_order, cudaStream_t stream) {
+    if constexpr (std::is_same<V, NoValues>::value) {
+        if (any_order) {
+            pass_kernel<K, V, W, Shape, Tiles, true><<<grid, Shape::kBlockThreads, 0, stream>>>(p);
+            return;
+        }
+    }
+    (void)any_order;
+    pass_kernel<K, V, W, Shape, Tiles><<<grid, Shape::kBlockThreads, 0, stream>>>(p);
+}
+
 // argsort with no passes: indices 0, 1, 2, ...
 template <typename V> __global__ void iota_kernel(V *out, size_t n) {
     const size_t stride = size_t(gridDim.x) * blockDim.x;
