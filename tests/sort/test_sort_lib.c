@@ -6,7 +6,8 @@
  * keys bitwise equal to libscan_cpu_sort; opts = NULL (the temp cache)
  * bitwise equal to caller temp for every key type and entry point; sorts
  * with nothing to order taking no temp; keys without values through the
- * any-order first pass and through every pass in order; and 2^28 u32 pairs
+ * any-order first pass and through every pass in order; the MSD path of
+ * 4-byte keys (forced) and its fallback to the passes; and 2^28 u32 pairs
  * checked exactly (sorted, a permutation, stable). Outputs are poisoned before every sort. */
 #include "support/harness.h"
 #include "sort_reference.h"
@@ -20,7 +21,9 @@ enum { MODE_OUT_OF_PLACE, MODE_DOUBLE_BUFFER, MODE_ARGSORT };
 /* sort_internal.h's switch (libscan_static exports it): 3 makes every pass
  * keep the order of equal digits (test_any_order_first_pass). */
 void libscan__sort_force_path(int path);
-enum { PATH_AUTO = 0, PATH_STABLE = 3 };
+enum { PATH_AUTO = 0, PATH_STABLE = 3, PATH_MSD = 4 };
+/* sort_internal.h: where the MSD path's decision lies in a sort's temp. */
+size_t libscan__sort_msd_taken_offset(size_t count);
 
 static void *dmalloc(size_t bytes) {
     void *p = NULL;
@@ -471,6 +474,104 @@ static void test_any_order_first_pass(void **state) {
     libscan__sort_force_path(PATH_AUTO);
 }
 
+/* qsort order of u32 keys, for the hand-made cases below. */
+static int cmp_u32(const void *a, const void *b) {
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* One u32 sort with caller temp (offset `shift` keys into its device
+ * buffers, so that the input may start off a 16-byte boundary); checks the
+ * keys against qsort and returns the MSD path's decision read from the temp
+ * (msd_sort.cuh's MsdState::taken). */
+static int msd_u32_case(const uint32_t *keys, size_t n, size_t shift, int mode) {
+    uint32_t *want = malloc(n * 4 + 4), *got = malloc(n * 4 + 4);
+    memcpy(want, keys, n * 4);
+    qsort(want, n, 4, cmp_u32);
+    uint32_t *dk = dmalloc((n + shift) * 4), *dk1 = dmalloc((n + shift) * 4);
+    CUDA_CHECK(cudaMemcpy(dk + shift, keys, n * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dk1, 0xAB, (n + shift) * 4));
+    libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
+    const libscan_sort_mode_t m = mode == MODE_DOUBLE_BUFFER ? LIBSCAN_SORT_DOUBLE_BUFFER : LIBSCAN_SORT_OUT_OF_PLACE;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(n, LIBSCAN_U32, 0, m, &o.temp_bytes));
+    o.d_temp = dmalloc(o.temp_bytes); /* cudaMalloc: aligned, so the scratch starts at d_temp */
+    CUDA_CHECK(cudaMemset(o.d_temp, 0xAB, o.temp_bytes));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const uint32_t *result = dk1 + shift;
+    if (mode == MODE_DOUBLE_BUFFER) {
+        libscan_double_buffer_t buf = {{dk + shift, dk1 + shift}, {NULL, NULL}, 0};
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_double_buffer(&buf, n, LIBSCAN_U32, 0, &o, 0));
+        result = buf.d_keys[buf.selector];
+    } else {
+        LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(dk + shift, dk1 + shift, NULL, NULL, n, LIBSCAN_U32, 0, &o, 0));
+    }
+    CUDA_SYNC();
+    CUDA_CHECK(cudaMemcpy(got, result, n * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; ++i)
+        if (got[i] != want[i]) TFAIL("u32 sort of %zu keys: [%zu] = %u, want %u", n, i, got[i], want[i]);
+    unsigned taken = 0;
+    CUDA_CHECK(cudaMemcpy(&taken, (char *)o.d_temp + libscan__sort_msd_taken_offset(n), 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(o.d_temp));
+    CUDA_CHECK(cudaFree(dk));
+    CUDA_CHECK(cudaFree(dk1));
+    free(want);
+    free(got);
+    return (int)taken;
+}
+
+/* The MSD path (msd_sort.cuh; forced here at every size, the library takes
+ * it from 2^26 keys): 4-byte keys without values over the whole key, every
+ * key type and direction, out of place and double buffer, bitwise equal to
+ * the reference on distributions it sorts (uniform, sorted, float
+ * specials) and on those whose buckets outgrow its block, which the passes
+ * then sort (low-byte: one bucket; 16-distinct; all-equal). Hand-made u32
+ * cases pin the decision: a bucket of exactly the block's 4608 keys is
+ * taken, 4609 are not; input off a 16-byte boundary (the histogram's head);
+ * keys spread over every bucket of both top bytes; 2^24 uniform keys. */
+static void test_msd_path(void **state) {
+    (void)state;
+    test_require_gpu();
+    const libscan_dtype_t keys4[3] = {LIBSCAN_U32, LIBSCAN_I32, LIBSCAN_F32};
+    const ref_dist_t dists[6] = {DIST_UNIFORM, DIST_SORTED, DIST_FLOAT_SPECIALS,
+                                 DIST_LOW_BYTE, DIST_SIXTEEN_DISTINCT, DIST_ALL_EQUAL};
+    const size_t sizes[3] = {4095, 4099, ((size_t)1 << 20) + 7}; /* below and above kScratchMinKeys */
+    uint64_t idx = 9900;
+    libscan__sort_force_path(PATH_MSD);
+    for (int k = 0; k < 3; ++k)
+        for (int d = 0; d < 6; ++d)
+            for (int z = 0; z < 3; ++z) {
+                gpu_case(keys4[k], dists[d], (int)(idx & 1), 0, test_capped_n(sizes[z], 1), 0, 0, (int)(idx / 2 % 2),
+                         1, idx);
+                ++idx;
+            }
+
+    rng_t r;
+    rng_init(&r, "msd", 0);
+    const size_t big = test_capped_n((size_t)1 << 24, 1);
+    uint32_t *keys = malloc(big * 4);
+    /* One bucket (top 16 bits 0x1234) of 4608 keys, then of 4609, among a few others. */
+    for (int extra = 0; extra < 2; ++extra) {
+        const size_t n = 4608 + (size_t)extra + 1000;
+        for (size_t i = 0; i < n; ++i) keys[i] = i < 4608u + (size_t)extra ? 0x12340000u | (rng_u32(&r) & 0xffffu) : rng_u32(&r) | 0x80000000u;
+        const int taken = msd_u32_case(keys, n, 0, MODE_OUT_OF_PLACE);
+        if (taken != !extra) TFAIL("a bucket of %d keys: MSD taken = %d", 4608 + extra, taken);
+    }
+    /* Off a 16-byte boundary by 1..3 keys, and through the double buffer. */
+    for (size_t shift = 1; shift < 4; ++shift) {
+        const size_t n = 100003 + shift;
+        for (size_t i = 0; i < n; ++i) keys[i] = rng_u32(&r);
+        if (!msd_u32_case(keys, n, shift, shift == 2 ? MODE_DOUBLE_BUFFER : MODE_OUT_OF_PLACE))
+            TFAIL("uniform keys off a 16-byte boundary by %zu: MSD not taken", shift);
+    }
+    /* Every bucket: key i's top 16 bits are i mod 65536, 3 keys each. */
+    for (size_t i = 0; i < 3 * 65536; ++i) keys[i] = ((uint32_t)(i % 65536) << 16) | (rng_u32(&r) & 0xffffu);
+    if (!msd_u32_case(keys, 3 * 65536, 0, MODE_DOUBLE_BUFFER)) TFAIL("3 keys in every bucket: MSD not taken");
+    for (size_t i = 0; i < big; ++i) keys[i] = rng_u32(&r);
+    if (!msd_u32_case(keys, big, 0, MODE_OUT_OF_PLACE)) TFAIL("%zu uniform keys: MSD not taken", big);
+    free(keys);
+    libscan__sort_force_path(PATH_AUTO);
+}
+
 /* A sort with nothing to order (one key, or begin_bit == end_bit) uses no
  * temp (sort.h, "Temp"): caller temp in plain host memory is accepted, as
  * only its size and overlaps are checked, and the outputs are the inputs. */
@@ -486,7 +587,10 @@ static void test_nothing_to_order_uses_no_temp(void **state) {
     void *dk = dmalloc(n * 4), *dko = dmalloc(n * 4), *di = dmalloc(n * 8);
     CUDA_CHECK(cudaMemcpy(dk, keys, n * 4, cudaMemcpyHostToDevice));
     libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
+    size_t sort_bytes = 0; /* one temp for both calls below: the larger ask */
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(n, LIBSCAN_U32, 8, LIBSCAN_SORT_ARGSORT, &o.temp_bytes));
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(n, LIBSCAN_U32, 0, LIBSCAN_SORT_OUT_OF_PLACE, &sort_bytes));
+    if (sort_bytes > o.temp_bytes) o.temp_bytes = sort_bytes;
     o.d_temp = malloc(o.temp_bytes); /* host memory: never touched */
     assert_non_null(o.d_temp);
     o.begin_bit = 8;
@@ -581,6 +685,7 @@ int main(void) {
         cmocka_unit_test(test_null_opts_equal_caller_temp),
         cmocka_unit_test(test_nothing_to_order_uses_no_temp),
         cmocka_unit_test(test_any_order_first_pass),
+        cmocka_unit_test(test_msd_path),
         cmocka_unit_test(test_2pow28_u32_pairs),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,15 +48,24 @@ size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_
  * counting sort wherever it applies, whatever the size (test_sort_counting).
  * STABLE: always the passes, every one keeping the order of equal digits:
  * the path before the counting sort and the any-order first pass
- * (bench_radixsort --baseline). Not for library callers: the setting is
- * process-wide. */
+ * (bench_radixsort --baseline). MSD: the MSD path (msd_sort.cuh) wherever
+ * it applies (4-byte keys without values over the whole key), whatever the
+ * size; AUTO takes it in MsdTuning's sizes only. Not for library callers:
+ * the setting is process-wide. */
 enum {
     LIBSCAN__SORT_PATH_AUTO = 0,
     LIBSCAN__SORT_PATH_ONESWEEP = 1,
     LIBSCAN__SORT_PATH_COUNTING = 2,
-    LIBSCAN__SORT_PATH_STABLE = 3
+    LIBSCAN__SORT_PATH_STABLE = 3,
+    LIBSCAN__SORT_PATH_MSD = 4
 };
 void libscan__sort_force_path(int path);
+
+/* Tests only: the byte offset, inside the scratch of a sort of `count`
+ * 4-byte keys without values, of the MSD path's decision (msd_sort.cuh's
+ * MsdState::taken: 1 when it sorted, 0 when the passes did), valid after
+ * a sort that launched it. */
+size_t libscan__sort_msd_taken_offset(size_t count);
 
 /* Whether the first pass of a sort (or of each segment's sort) may order
  * the keys of one digit as it likes (onesweep.cuh's ANY_ORDER): keys without

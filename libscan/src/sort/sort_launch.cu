@@ -1,11 +1,14 @@
 // sort_launch.cu -- enqueues a checked sort (sort_internal.h): the
 // upfront histogram, its scan, then one pass kernel per 8 bits, ping-ponging
 // between the plan's buffers; or, for 8- and 16-bit keys without values over
-// the whole key, the counting sort (counting_sort.cuh). No allocation, no
-// synchronisation.
+// the whole key, the counting sort (counting_sort.cuh); for 4-byte keys
+// without values over the whole key, the MSD path (msd_sort.cuh) ahead of
+// the passes, one of the two sorting as the device decides. No allocation,
+// no synchronisation.
 #include "sort_internal.h"
 #include "sort_codec.cuh"
 #include "libscan/cuda/counting_sort.cuh"
+#include "libscan/cuda/msd_sort.cuh"
 #include "libscan/cuda/onesweep.cuh"
 
 #include <atomic>
@@ -18,6 +21,14 @@ constexpr size_t kCounterBytes = 256; // one tile counter per pass
 constexpr size_t kHistBytes = size_t(kMaxPasses) * kRadix * sizeof(unsigned long long);
 
 size_t round_up(size_t x) { return (x + 255) / 256 * 256; }
+
+// The passes' scratch: tile counters, histograms, look-back words. The MSD
+// path's state (4-byte keys without values) lies after it.
+size_t onesweep_bytes(size_t count, size_t key_bytes, size_t value_bytes) {
+    const size_t tile = pass_tile(key_bytes, value_bytes);
+    const size_t tiles = (count + tile - 1) / tile;
+    return kCounterBytes + kHistBytes + round_up(tiles * kRadix * status_word_bytes(count));
+}
 
 // libscan__sort_force_path(): the bench's and tests' choice of path for
 // every later sort (sort_internal.h), so that one run can time the onesweep
@@ -41,7 +52,7 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
     (void)sms;
 
     const size_t tiles = (pl.count + kTile - 1) / kTile;
-    if (tiles >= kFewDigitsTile) return cudaErrorInvalidValue; // the counter's top bits are the pass's marks
+    if (tiles >= kSkipTile) return cudaErrorInvalidValue; // the counter's top bits are the pass's marks
     unsigned *counters = reinterpret_cast<unsigned *>(scratch);
     unsigned long long *hist = reinterpret_cast<unsigned long long *>(scratch + kCounterBytes);
     W *status = reinterpret_cast<W *>(scratch + kCounterBytes + kHistBytes);
@@ -91,18 +102,66 @@ bool takes_counting_sort(const libscan__sort_plan_t &pl) {
     return path == LIBSCAN__SORT_PATH_COUNTING || pl.count >= CountingTuning::min_keys(ks);
 }
 
-// 16-bit keys count into 128 KB of dynamic shared memory: the kernel must be
-// allowed it once per device (a bit per device; beyond 64 devices, every call).
-template <typename K> cudaError_t allow_count_shared(int device) {
-    constexpr size_t kBytes = CountingShape<K>::kSharedBytes;
-    if (kBytes <= 48 * 1024) return cudaSuccess;
-    static std::atomic<unsigned long long> done{0};
+// A kernel that takes more than 48 KB of dynamic shared memory must be
+// allowed it once per device: `done` holds a bit per device (beyond 64
+// devices, every call asks again).
+template <typename Kernel>
+cudaError_t allow_shared(Kernel kernel, size_t bytes, std::atomic<unsigned long long> &done, int device) {
+    if (bytes <= 48 * 1024) return cudaSuccess;
     const unsigned long long bit = device < 64 ? 1ull << device : 0;
     if (bit && (done.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
-    const cudaError_t e =
-        cudaFuncSetAttribute(count_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kBytes));
+    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
     if (e == cudaSuccess && bit) done.fetch_or(bit, std::memory_order_relaxed);
     return e;
+}
+
+// 16-bit keys count into 128 KB of dynamic shared memory.
+template <typename K> cudaError_t allow_count_shared(int device) {
+    static std::atomic<unsigned long long> done{0};
+    return allow_shared(count_kernel<K>, CountingShape<K>::kSharedBytes, done, device);
+}
+
+// Whether the plan launches the MSD path (msd_sort.cuh) ahead of the
+// passes: 4-byte keys without values over the whole key (the rule of
+// libscan__sort_any_order_first_pass), fewer than 2^32 of them (its
+// offsets are 32-bit) and at least MsdTuning::kScratchMinKeys (below, the
+// scratch holds no MSD state); automatically in MsdTuning's sizes, or wherever it
+// applies when forced (tests). The device then decides which of the two sorts.
+bool takes_msd(const libscan__sort_plan_t &pl) {
+    const size_t ks = libscan__sort_key_bytes(pl.key);
+    const int path = g_path.load(std::memory_order_relaxed);
+    const bool eligible = ks == 4 && pl.value_bytes == 0 && pl.begin_bit == 0 && pl.end_bit == 32 &&
+                          pl.count >= MsdTuning::kScratchMinKeys && pl.count <= (size_t(1) << 32) - (size_t(1) << 16);
+    if (!eligible || path == LIBSCAN__SORT_PATH_ONESWEEP || path == LIBSCAN__SORT_PATH_STABLE) return false;
+    return path == LIBSCAN__SORT_PATH_MSD || (pl.count >= MsdTuning::kMinKeys && pl.count <= MsdTuning::kMaxKeys);
+}
+
+// Enqueues the MSD path: keys_in -> keys_alt -> keys_out, then keys_out in
+// place. Its kernels return at once where the device finds a bucket too
+// large (MsdState::taken stays 0), and the passes enqueued after them sort.
+template <typename K>
+cudaError_t run_msd(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st, int device, int sms,
+                    cudaStream_t stream) {
+    constexpr size_t kHistShared = size_t(kMsdBuckets) / 2 * sizeof(unsigned);
+    constexpr int kPartTile = MsdTuning::kPartThreads * MsdTuning::kPartItems;
+    constexpr int kCapacity = MsdTuning::kLocalThreads * MsdTuning::kLocalItems;
+    static std::atomic<unsigned long long> done{0};
+    cudaError_t e = allow_shared(msd_hist_kernel<K>, kHistShared, done, device);
+    if (e == cudaSuccess) e = cudaMemsetAsync(st.hist, 0, MsdLayout::kBytes, stream);
+    if (e != cudaSuccess) return e;
+    const unsigned n = static_cast<unsigned>(pl.count);
+    const K *in = static_cast<const K *>(pl.keys_in);
+    K *alt = static_cast<K *>(pl.keys_alt), *out = static_cast<K *>(pl.keys_out);
+    msd_hist_kernel<K><<<unsigned(sms), MsdTuning::kHistThreads, kHistShared, stream>>>(in, pl.count, codec, st.hist);
+    msd_row_scan_kernel<kCapacity><<<kMsdRows, 256, 0, stream>>>(st);
+    msd_rows_kernel<kPartTile><<<1, 256, 0, stream>>>(st);
+    msd_offsets_kernel<<<kMsdRows, 256, 0, stream>>>(st, n);
+    const unsigned tiles = static_cast<unsigned>((pl.count + kPartTile - 1) / kPartTile);
+    msd_partition_kernel<K, false><<<tiles, MsdTuning::kPartThreads, 0, stream>>>(in, alt, n, codec, st);
+    // Pass B's tiles never straddle two rows: at most one more per row.
+    msd_partition_kernel<K, true><<<tiles + kMsdRows, MsdTuning::kPartThreads, 0, stream>>>(alt, out, n, codec, st);
+    msd_local_kernel<K><<<kMsdBuckets, MsdTuning::kLocalThreads, 0, stream>>>(out, codec, st);
+    return cudaGetLastError();
 }
 
 template <typename K> cudaError_t run_counting(const libscan__sort_plan_t &pl, int device, int sms, cudaStream_t stream) {
@@ -155,11 +214,19 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
     char *scratch = static_cast<char *>(pl.scratch);
     const size_t tiles = (n + pass_tile(sizeof(K), vbytes) - 1) / pass_tile(sizeof(K), vbytes);
     const size_t wbytes = status_word_bytes(n);
+    const Codec<K> codec = make_codec<K>(pl.key, pl.descending != 0);
+    const unsigned *msd_taken = nullptr; // the passes' skip flag
+    if constexpr (sizeof(K) == 4 && std::is_same<V, NoValues>::value) {
+        if (takes_msd(pl)) {
+            const MsdState st = msd_state_at(scratch + onesweep_bytes(n, sizeof(K), vbytes));
+            if ((e = run_msd<K>(pl, codec, st, device, sms, stream)) != cudaSuccess) return e;
+            msd_taken = st.taken;
+        }
+    }
     // Counters, histograms and the first pass's look-back words in one memset.
     e = cudaMemsetAsync(scratch, 0, kCounterBytes + kHistBytes + tiles * kRadix * wbytes, stream);
     if (e != cudaSuccess) return e;
 
-    const Codec<K> codec = make_codec<K>(pl.key, pl.descending != 0);
     HistogramParams<K> hp;
     hp.keys = static_cast<const K *>(pl.keys_in);
     hp.n = n;
@@ -168,12 +235,13 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
     hp.end_bit = pl.end_bit;
     hp.passes = pl.passes;
     hp.hist = reinterpret_cast<unsigned long long *>(scratch + kCounterBytes);
+    hp.skip = msd_taken;
     histogram_kernel<K, HistogramTuning>
         <<<histogram_blocks<HistogramTuning>(n, sms), HistogramTuning::kBlockThreads, 0, stream>>>(hp);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     digit_base_kernel<><<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(
-        hp.hist, reinterpret_cast<unsigned *>(scratch), n);
+        hp.hist, reinterpret_cast<unsigned *>(scratch), n, msd_taken);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
 
@@ -196,14 +264,19 @@ template <typename K> cudaError_t run_key(const libscan__sort_plan_t &pl, cudaSt
 extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_bytes) {
     using namespace libscan::sort;
     if (count == 0) return 0;
-    const size_t tile = pass_tile(key_bytes, value_bytes);
-    const size_t tiles = (count + tile - 1) / tile;
-    const size_t onesweep = kCounterBytes + kHistBytes + round_up(tiles * kRadix * status_word_bytes(count));
+    const size_t msd =
+        key_bytes == 4 && value_bytes == 0 && count >= MsdTuning::kScratchMinKeys ? round_up(MsdLayout::kBytes) : 0;
+    const size_t onesweep = onesweep_bytes(count, key_bytes, value_bytes) + msd;
     const size_t counting = value_bytes == 0 ? round_up(counting_bytes(key_bytes)) : 0;
     return onesweep > counting ? onesweep : counting;
 }
 
 extern "C" void libscan__sort_force_path(int path) { libscan::sort::g_path.store(path); }
+
+extern "C" size_t libscan__sort_msd_taken_offset(size_t count) {
+    using namespace libscan::sort;
+    return onesweep_bytes(count, 4, 0) + (MsdLayout::kFlags + 1) * sizeof(unsigned);
+}
 
 extern "C" int libscan__sort_any_order_first_pass(size_t key_bytes, size_t value_bytes, unsigned begin_bit,
                                                   unsigned end_bit) {

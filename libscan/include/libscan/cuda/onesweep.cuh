@@ -66,6 +66,13 @@ template <typename K> struct Codec {
         const K neg = static_cast<K>(static_cast<std::make_signed_t<K>>(x) >> (sizeof(K) * 8 - 1));
         return static_cast<K>(x ^ xor_all ^ (neg & xor_neg));
     }
+    // The key whose map() is m: xor_neg never holds the sign bit, so x's
+    // sign is that of m ^ xor_all.
+    __host__ __device__ __forceinline__ K unmap(K m) const {
+        const K y = static_cast<K>(m ^ xor_all);
+        const K neg = static_cast<K>(static_cast<std::make_signed_t<K>>(y) >> (sizeof(K) * 8 - 1));
+        return static_cast<K>(y ^ (neg & xor_neg));
+    }
 };
 
 // One pass's digit: bits [shift, shift + 8) of the mapped key, masked.
@@ -100,6 +107,9 @@ template <typename K> struct HistogramParams {
     unsigned end_bit;
     int passes;
     unsigned long long *hist; // [passes][kRadix], zeroed before launch
+    // Null, or a flag the MSD path sets on the device when it sorts
+    // (msd_sort.cuh's MsdState::taken): then the kernel counts nothing.
+    const unsigned *skip;
 };
 
 // Each block counts into shared histograms, PARTS copies per pass taken by
@@ -120,6 +130,7 @@ __global__ void __launch_bounds__(Policy::kBlockThreads) histogram_kernel(const 
     constexpr int kPasses = int(sizeof(K)) * 8 / kRadixBits < kMaxPasses ? int(sizeof(K)) * 8 / kRadixBits : kMaxPasses;
     constexpr int V = 16 / int(sizeof(K)); // keys per 16-byte vector
     static_assert(IPT % V == 0, "libscan::sort: histogram items per thread must fill whole vectors");
+    if (p.skip && *p.skip) return;
     __shared__ unsigned s_hist[kPasses][kParts * kRadix];
     for (int i = threadIdx.x; i < kPasses * kParts * kRadix; i += BLOCK) (&s_hist[0][0])[i] = 0;
     __syncthreads();
@@ -213,18 +224,26 @@ constexpr unsigned kIdentityTile = 0x80000000u;
 // kUniformTileDigits (sort_tuning.cuh): only then may a block look for a tile
 // of one digit (PassTuning's kUniformTiles). Tile numbers stay below it too.
 constexpr unsigned kFewDigitsTile = 0x40000000u;
-constexpr unsigned kTileMarks = kIdentityTile | kFewDigitsTile;
+// Set instead when the MSD path sorts (msd_sort.cuh): every block of the
+// pass returns at once. Tile numbers stay below it too.
+constexpr unsigned kSkipTile = 0x20000000u;
+constexpr unsigned kTileMarks = kIdentityTile | kFewDigitsTile | kSkipTile;
 
 // One block of kRadix threads per pass; in place over hist[pass][*]. The
 // digit whose count is n marks the pass's tile counter (kIdentityTile), or
 // thread 0 marks a pass of few digits (kFewDigitsTile; never both: a pass
 // of one digit has no second); the counters were zeroed before the
-// histogram. A template (of nothing) so that every file including this
+// histogram. skip: null, or the MSD path's flag (HistogramParams::skip):
+// when set, the pass is marked kSkipTile and nothing else is done. A template (of nothing) so that every file including this
 // header may instantiate it: a plain kernel would be defined once per file
 // and not link.
 template <int RADIX = kRadix>
 __global__ void __launch_bounds__(RADIX) digit_base_kernel(unsigned long long *hist, unsigned *tile_counters,
-                                                            size_t n) {
+                                                            size_t n, const unsigned *skip) {
+    if (skip && *skip) { // the same for the whole block: before any barrier
+        if (threadIdx.x == 0) tile_counters[blockIdx.x] = kSkipTile;
+        return;
+    }
     using Scan = libscan::BlockScan<unsigned long long, RADIX>;
     __shared__ typename Scan::TempStorage temp;
     unsigned long long *row = hist + size_t(blockIdx.x) * RADIX;
@@ -533,6 +552,7 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     // The tile counter carries the identity mark (digit_base_kernel): every
     // block of a pass takes the same branch, so no block of an identity pass
     // publishes or waits for look-back words, and no block of another skips.
+    if (s_tile & kSkipTile) return; // the MSD path sorted (msd_sort.cuh)
     const bool identity = (s_tile & kIdentityTile) != 0;
     [[maybe_unused]] const bool few_digits = (s_tile & kFewDigitsTile) != 0;
     const unsigned tile = s_tile & ~kTileMarks;

@@ -176,6 +176,39 @@ struct HistogramTuning {
     static constexpr bool kUniformVote = false;
 };
 
+// The MSD path of 4-byte keys without values over the whole key
+// (msd_sort.cuh): the histogram's block (128 KB of shared counters, one
+// block an SM), the partition passes' tile and resident blocks, the local
+// sort's block (its capacity, kLocalThreads x kLocalItems keys, bounds a
+// bucket: a larger one sends the sort down the onesweep passes), and the
+// sizes that take it. Chosen by a sweep of the kernels alone (H200, 2^28
+// uniform u32 keys, full grids, medians of 7; bench/results/
+// 2026-11-29-h200-msd): partition 512 x 15 (pass A / B 0.867 / 0.940 ms)
+// against 384 x 20 (0.926 / 1.023), 768 x 10 (0.849 / 0.954), 512 x 15 at 3
+// blocks an SM (0.995 / 0.920); local sort 256 x 18 at 3 blocks an SM
+// (1.735 ms) against 2 blocks (1.954), 384 x 12 (1.781 / 1.914 at 3 / 2),
+// 512 x 9 (1.940 / 2.004). Grids of one block a tile or bucket beat
+// grid-stride grids of the resident blocks by 0.05-0.15 ms a kernel.
+// kMaxKeys: a bucket of uniform keys then averages 4200 keys, 6 standard
+// deviations under the capacity of 4608.
+struct MsdTuning {
+    static constexpr int kHistThreads = 1024;
+    static constexpr int kPartThreads = 512;
+    static constexpr int kPartItems = 15;
+    static constexpr int kPartMinBlocks = 2;
+    // A partition warp whose first items show at most this many digits
+    // ranks by matches (msd_partition_kernel), as kAnyOrderFew; not swept.
+    static constexpr int kFewDigits = 16;
+    static constexpr int kLocalThreads = 256;
+    static constexpr int kLocalItems = 18;
+    static constexpr int kLocalMinBlocks = 3;
+    static constexpr size_t kMinKeys = size_t(3) << 26;
+    static constexpr size_t kMaxKeys = size_t(65536) * 4200;
+    // Below this many keys the scratch holds no MSD state (1 MB), so that a
+    // small sort's temp stays small; the path is never taken there.
+    static constexpr size_t kScratchMinKeys = 4096;
+};
+
 // The counting sort of 8- and 16-bit keys without values (counting_sort.cuh).
 // First choices, still to be swept on the GPU: 16-byte loads, kCountVectors
 // per thread per round; 16-bit keys count half their 65536 values per block

@@ -1,0 +1,445 @@
+// msd_sort.cuh -- the device side of the radix sort's MSD path: 4-byte keys
+// without values sorted over the whole key (sort.h), in three moves of the
+// keys instead of the onesweep passes' four, and with no ballot ranking
+// but one stable byte.
+//
+// Keys without values sorted over the whole key may be ordered any way
+// that ends sorted: keys that tie on all 32 bits are equal bit for bit (the
+// codec is a bijection) and nothing travels with them. So:
+//   1. msd_hist_kernel: one read of the keys counts the top 16 bits of each
+//      mapped key (65536 buckets; two 16-bit counters a shared word, 128 KB
+//      a block, a counter that reaches 2^15 hands 2^15 to the global count);
+//   2. msd_row_scan_kernel, msd_rows_kernel, msd_offsets_kernel: where each
+//      bucket starts (a scan of each top-byte row, then of the rows), where
+//      pass B's tiles start, and the decision: the MSD path is taken when no
+//      bucket holds more keys than msd_local_kernel sorts in one block
+//      (*taken = 1); otherwise every later MSD kernel returns at once and
+//      the onesweep passes, launched behind them, sort (they skip when
+//      taken: HistogramParams::skip, digit_base_kernel's kSkipTile);
+//   3. msd_partition_kernel<false> (pass A): keys -> alt by the top byte,
+//      in any order: a tile ranks its keys with one shared atomic each,
+//      each digit's run of the tile takes its place with one global atomic
+//      on the digit's cursor (no look-back: the order of tiles inside a
+//      digit does not matter here), and leaves through shared memory in
+//      runs, as a onesweep pass;
+//   4. msd_partition_kernel<true> (pass B): alt -> out by the second byte
+//      inside each top-byte row (a tile never straddles two rows; cursors
+//      per bucket);
+//   5. msd_local_kernel: each bucket, now contiguous in out, is sorted in
+//      place in shared memory by the low 16 bits: the low byte in any order
+//      (shared atomics), then the second byte stably (one ballot per digit
+//      bit, warp counters in item order, as onesweep.cuh's ranking).
+// Three writes of the keys: in -> alt -> out -> out, so the result ends in
+// keys_out as the four passes' does (sort_internal.h's plan), for the
+// double buffer too.
+// The kernels loop grid-stride, but are launched with a block per tile or
+// bucket, which measured faster than grids of the resident blocks
+// (sort_tuning.cuh, MsdTuning); a path not taken then costs the blocks'
+// launches, ~0.03 ms a kernel at 2^28 keys (H200).
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cstddef>
+#include <cstdint>
+
+#include "libscan/cuda/onesweep.cuh" // Codec, warp_peers, rank_among
+#include "libscan/cuda/sort_tuning.cuh"
+
+namespace libscan::sort {
+
+constexpr int kMsdBuckets = 1 << 16;
+constexpr int kMsdRows = 256;
+
+// Exclusive scan of one value per thread over a block of BLOCK threads
+// (a multiple of 32, at most 1024); *total (when given: shared memory,
+// written by one thread before the closing barrier) gets the sum. Every
+// thread of the block must call it.
+template <int BLOCK> __device__ __forceinline__ unsigned msd_block_exclusive(unsigned v, unsigned *s_warps, unsigned *total) {
+    static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "libscan::sort: msd scan block");
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    unsigned inc = v;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned x = __shfl_up_sync(libscan::kFullMask, inc, o);
+        if (lane >= o) inc += x;
+    }
+    if (lane == 31) s_warps[w] = inc;
+    __syncthreads();
+    if (w == 0) {
+        const unsigned x = lane < BLOCK / 32 ? s_warps[lane] : 0u;
+        unsigned xi = x;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const unsigned y = __shfl_up_sync(libscan::kFullMask, xi, o);
+            if (lane >= o) xi += y;
+        }
+        if (lane < BLOCK / 32) s_warps[lane] = xi - x;
+        if (lane == 31 && total) *total = xi;
+    }
+    __syncthreads();
+    const unsigned r = s_warps[w] + inc - v;
+    __syncthreads(); // s_warps is free again
+    return r;
+}
+
+// The MSD path's state in the sort's scratch (all zeroed before launch but
+// what the kernels write before reading).
+struct MsdState {
+    unsigned *hist;       // [65536] counts of the top 16 mapped bits
+    unsigned *local;      // [65536] exclusive scan inside each row
+    unsigned *offsets;    // [65537] where each bucket starts in the output
+    unsigned *cursors;    // [65536 + 256] pass B's per bucket, then pass A's per row
+    unsigned *row_total;  // [256]
+    unsigned *tile_first; // [257] pass B's first tile of each row, and the total
+    unsigned *too_big;    // a bucket holds more than the local sort's block: not taken
+    unsigned *taken;      // written by msd_rows_kernel: 1 = the MSD path sorts
+};
+
+// Where MsdState's arrays lie in the sort's scratch, in 4-byte words.
+struct MsdLayout {
+    static constexpr size_t kHist = 0;
+    static constexpr size_t kLocal = kHist + kMsdBuckets;
+    static constexpr size_t kOffsets = kLocal + kMsdBuckets;
+    static constexpr size_t kCursors = kOffsets + kMsdBuckets + 64;
+    static constexpr size_t kRowTotal = kCursors + kMsdBuckets + kMsdRows;
+    static constexpr size_t kTileFirst = kRowTotal + kMsdRows;
+    static constexpr size_t kFlags = kTileFirst + kMsdRows + 64;
+    static constexpr size_t kWords = kFlags + 64;
+    static constexpr size_t kBytes = kWords * 4;
+};
+__host__ inline MsdState msd_state_at(void *scratch) {
+    unsigned *w = static_cast<unsigned *>(scratch);
+    return MsdState{w + MsdLayout::kHist,     w + MsdLayout::kLocal,     w + MsdLayout::kOffsets,
+                    w + MsdLayout::kCursors,  w + MsdLayout::kRowTotal,  w + MsdLayout::kTileFirst,
+                    w + MsdLayout::kFlags,    w + MsdLayout::kFlags + 1};
+}
+
+// 1. Counts of the top 16 mapped bits. Dynamic shared memory: 128 KB.
+template <typename K, class Tuning = MsdTuning>
+__global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K *keys, size_t n, Codec<K> codec,
+                                                                            unsigned *hist) {
+    static_assert(sizeof(K) == 4, "libscan::sort: the MSD path sorts 4-byte keys");
+    extern __shared__ unsigned s_pairs[]; // 32768 words: bucket b in half b & 1 of word b >> 1
+    for (int i = threadIdx.x; i < kMsdBuckets / 2; i += blockDim.x) s_pairs[i] = 0;
+    __syncthreads();
+    // Adds c to bucket b's half. Exactly one add takes a half across 2^15:
+    // it moves 2^15 to the global count, so that a half never carries into
+    // the other (before that move lands, the other threads add at most
+    // 1023 x 32 more: the half stays under 2^16).
+    auto add = [&](unsigned b, unsigned c) {
+        const unsigned sh = (b & 1u) * 16u;
+        const unsigned old = (atomicAdd(&s_pairs[b >> 1], c << sh) >> sh) & 0xffffu;
+        if (old < 0x8000u && old + c >= 0x8000u) {
+            atomicSub(&s_pairs[b >> 1], 0x8000u << sh);
+            atomicAdd(&hist[b], 0x8000u);
+        }
+    };
+    auto bucket = [&](K key) { return unsigned(codec.map(key)) >> 16; };
+    // Each add returns the old count (for the check above), so adds of one
+    // warp on one word serialise. A warp whose lanes' keys fall in at most
+    // 4 buckets (equal, few-distinct, sorted keys) therefore adds each
+    // bucket's lanes at once, found by __match_any_sync. Whether it does is
+    // probed every kProbeEvery vectors (a match of 32 distinct buckets stalls
+    // the warp: probing every vector made the whole sort of 2^28 uniform u32
+    // keys 4.18 -> 4.85 ms on the H200).
+    // A lane without a vector votes with kNone and adds nothing.
+    constexpr unsigned kNone = kMsdBuckets;
+    constexpr int kProbeEvery = 16;
+    const int lane = threadIdx.x & 31;
+    int probe_in = 0;
+    bool few = false;
+    auto count4 = [&](bool valid, K k0, K k1, K k2, K k3) {
+        const unsigned bs[4] = {valid ? bucket(k0) : kNone, valid ? bucket(k1) : kNone, valid ? bucket(k2) : kNone,
+                                valid ? bucket(k3) : kNone};
+        if (probe_in == 0) {
+            const unsigned peers = __match_any_sync(libscan::kFullMask, bs[0]);
+            few = __popc(__ballot_sync(libscan::kFullMask, lane == 31 - __clz(peers))) <= 4;
+            probe_in = kProbeEvery;
+        }
+        --probe_in;
+        if (few) {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const unsigned pj = __match_any_sync(libscan::kFullMask, bs[j]);
+                if (lane == 31 - __clz(pj) && bs[j] != kNone) add(bs[j], unsigned(__popc(pj)));
+            }
+        } else if (valid) {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) add(bs[j], 1u);
+        }
+    };
+    const size_t stride = size_t(gridDim.x) * blockDim.x;
+    size_t head = 0; // keys before the first 16-byte boundary, counted one by one
+    if (reinterpret_cast<uintptr_t>(keys) % 16 != 0) head = (16 - reinterpret_cast<uintptr_t>(keys) % 16) / sizeof(K);
+    if (head > n) head = n;
+    const size_t vectors = (n - head) / 4;
+    const uint4 *vec = reinterpret_cast<const uint4 *>(keys + head);
+    // Whole warps take the vectors (the matches need every lane): the
+    // loop runs while the warp's first lane has one.
+    const size_t warp_first = size_t(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u);
+    for (size_t v0 = warp_first; v0 < vectors; v0 += stride) {
+        const size_t v = v0 + unsigned(lane);
+        const uint4 r = v < vectors ? vec[v] : make_uint4(0u, 0u, 0u, 0u);
+        count4(v < vectors, K(r.x), K(r.y), K(r.z), K(r.w));
+    }
+    const size_t tail = head + vectors * 4;
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < head + (n - tail); i += stride)
+        add(bucket(keys[i < head ? i : tail + (i - head)]), 1u);
+    __syncthreads();
+    for (int i = threadIdx.x; i < kMsdBuckets / 2; i += blockDim.x) {
+        const unsigned w = s_pairs[i];
+        if (w & 0xffffu) atomicAdd(&hist[2 * i], w & 0xffffu);
+        if (w >> 16) atomicAdd(&hist[2 * i + 1], w >> 16);
+    }
+}
+
+// 2a. Row r (top byte r) of 256 buckets: its exclusive scan and total, and
+// whether a bucket is too large for msd_local_kernel.
+template <int CAPACITY>
+__global__ void __launch_bounds__(256) msd_row_scan_kernel(MsdState s) {
+    __shared__ unsigned s_warps[32];
+    __shared__ unsigned s_total;
+    const unsigned i = blockIdx.x * 256u + threadIdx.x;
+    const unsigned c = s.hist[i];
+    if (c > unsigned(CAPACITY)) *s.too_big = 1u;
+    s.local[i] = msd_block_exclusive<256>(c, s_warps, &s_total);
+    if (threadIdx.x == 0) s.row_total[blockIdx.x] = s_total;
+}
+
+// 2b. One block of 256: row starts (pass A's cursors), pass B's tile
+// prefix over rows, and the decision.
+template <int TILE> __global__ void __launch_bounds__(256) msd_rows_kernel(MsdState s) {
+    __shared__ unsigned s_warps[32];
+    __shared__ unsigned s_total; // written by one thread: shared, so that thread 0 reads it
+    const int t = threadIdx.x;
+    const unsigned size = s.row_total[t];
+    s.cursors[kMsdBuckets + t] = msd_block_exclusive<256>(size, s_warps, nullptr);
+    const unsigned tiles = (size + TILE - 1) / TILE;
+    const unsigned first = msd_block_exclusive<256>(tiles, s_warps, &s_total);
+    s.tile_first[t] = first;
+    if (t == 0) {
+        s.tile_first[kMsdRows] = s_total;
+        *s.taken = *s.too_big == 0u ? 1u : 0u;
+    }
+}
+
+// 2c. Bucket starts: row start + place inside the row; pass B's cursors.
+__global__ void __launch_bounds__(256) msd_offsets_kernel(MsdState s, unsigned n) {
+    const unsigned i = blockIdx.x * 256u + threadIdx.x;
+    const unsigned o = s.cursors[kMsdBuckets + blockIdx.x] + s.local[i];
+    s.offsets[i] = o;
+    s.cursors[i] = o;
+    if (i == 0) s.offsets[kMsdBuckets] = n;
+}
+
+// 3/4. Any-order partition by one byte (pass A: the top byte of the whole
+// array; PASS_B: the second byte inside each top-byte row). Tiles are
+// handed out grid-stride; a tile's digit runs take their places from the
+// cursors with one global atomic per digit present.
+template <typename K, bool PASS_B, class Tuning = MsdTuning>
+__global__ void __launch_bounds__(Tuning::kPartThreads, Tuning::kPartMinBlocks)
+    msd_partition_kernel(const K *in, K *out, unsigned n, Codec<K> codec, MsdState s) {
+    // Pass A maps each key as it loads it; from then on keys travel mapped
+    // (alt and out hold mapped keys until msd_local_kernel unmaps them), so
+    // a digit is a shift and a mask.
+    constexpr int BLOCK = Tuning::kPartThreads, IPT = Tuning::kPartItems, TILE = BLOCK * IPT;
+    constexpr unsigned kShift = PASS_B ? 16u : 24u;
+    static_assert(BLOCK >= kRadix, "libscan::sort: a thread per digit");
+    __shared__ K s_keys[TILE];
+    __shared__ unsigned s_count[kRadix], s_start[kRadix], s_base[kRadix], s_warps[32];
+    if (*s.taken == 0u) return;
+    const int t = threadIdx.x;
+    const unsigned tiles = PASS_B ? s.tile_first[kMsdRows] : (n + TILE - 1) / TILE;
+    for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        unsigned base, valid, row = 0;
+        if constexpr (PASS_B) {
+            // The row holding this tile: the last whose first tile is <= it.
+            unsigned lo = 0, hi = kMsdRows;
+            while (hi - lo > 1) {
+                const unsigned mid = (lo + hi) / 2;
+                if (s.tile_first[mid] <= tile) lo = mid;
+                else hi = mid;
+            }
+            row = lo;
+            const unsigned row_begin = s.offsets[row << 8], row_end = s.offsets[(row + 1) << 8];
+            base = row_begin + (tile - s.tile_first[row]) * unsigned(TILE);
+            valid = min(unsigned(TILE), row_end - base);
+        } else {
+            base = tile * unsigned(TILE);
+            valid = min(unsigned(TILE), n - base);
+        }
+        if (t < kRadix) s_count[t] = 0;
+        __syncthreads();
+        K keys[IPT];
+        unsigned short rank[IPT];
+        // Every load before the first atomic: an atomic between two loads
+        // would wait for the first load's latency.
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const unsigned i = unsigned(k * BLOCK + t);
+            keys[k] = i < valid ? in[base + i] : K(0);
+        }
+        if constexpr (!PASS_B) {
+#pragma unroll
+            for (int k = 0; k < IPT; ++k) keys[k] = codec.map(keys[k]);
+        }
+        auto digit = [&](K key) { return (unsigned(key) >> kShift) & 0xffu; };
+        // A rank is one shared atomic, in any order. Adds of one warp on one
+        // counter serialise, so a warp whose first items show at most
+        // kFewDigits digits (sorted or few-distinct keys) adds each digit's
+        // lanes at once, found by __match_any_sync (padding: digit kRadix,
+        // never added).
+        const int lane = t & 31;
+        auto digit_at = [&](int k) { return unsigned(k * BLOCK + t) < valid ? digit(keys[k]) : unsigned(kRadix); };
+        // The probe votes (ALU) rather than matches: a match's latency
+        // stalls the warp where most warps see many digits.
+        const bool leads = lane == 31 - __clz(warp_peers<kRadixBits + 1>(digit_at(0)));
+        if (__popc(__ballot_sync(libscan::kFullMask, leads)) <= Tuning::kFewDigits) {
+#pragma unroll
+            for (int k = 0; k < IPT; ++k) {
+                const unsigned d = digit_at(k);
+                const unsigned peers = __match_any_sync(libscan::kFullMask, d);
+                const int leader = 31 - __clz(peers);
+                unsigned before = 0;
+                if (lane == leader && d < unsigned(kRadix)) before = atomicAdd(&s_count[d], unsigned(__popc(peers)));
+                before = __shfl_sync(libscan::kFullMask, before, leader);
+                rank[k] = static_cast<unsigned short>(before + unsigned(__popc(peers & ((1u << lane) - 1u))));
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < IPT; ++k)
+                if (unsigned(k * BLOCK + t) < valid)
+                    rank[k] = static_cast<unsigned short>(atomicAdd(&s_count[digit(keys[k])], 1u));
+        }
+        __syncthreads();
+        const unsigned c = t < kRadix ? s_count[t] : 0u;
+        const unsigned start = msd_block_exclusive<BLOCK>(c, s_warps, nullptr);
+        if (t < kRadix) {
+            s_start[t] = start;
+            if (c) s_base[t] = atomicAdd(&s.cursors[PASS_B ? (row << 8) | unsigned(t) : kMsdBuckets + t], c) - start;
+        }
+        __syncthreads();
+        unsigned place[IPT]; // every read of s_start before the first store
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) place[k] = s_start[digit(keys[k])] + rank[k];
+#pragma unroll
+        for (int k = 0; k < IPT; ++k)
+            if (unsigned(k * BLOCK + t) < valid) s_keys[place[k]] = keys[k];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const unsigned i = unsigned(k * BLOCK + t);
+            if (i < valid) {
+                const K key = s_keys[i];
+                out[s_base[digit(key)] + i] = key;
+            }
+        }
+        __syncthreads(); // s_keys and the counts are free for the next tile
+    }
+}
+
+// 5. Each bucket sorted in place by the low 16 bits of its mapped keys
+// (as pass B left them), one block a bucket (grid-stride over the 65536
+// buckets), and written back unmapped.
+template <typename K, class Tuning = MsdTuning>
+__global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks)
+    msd_local_kernel(K *keys, Codec<K> codec, MsdState s) {
+    constexpr int BLOCK = Tuning::kLocalThreads, IPT = Tuning::kLocalItems, WARPS = BLOCK / 32;
+    static_assert(BLOCK >= kRadix, "libscan::sort: a thread per digit");
+    static_assert(32 * IPT < 65536, "libscan::sort: warp ranks are kept in 16 bits");
+    __shared__ K s_keys[BLOCK * IPT];
+    __shared__ unsigned s_count[kRadix];
+    __shared__ unsigned s_warp_count[WARPS][kRadix];
+    __shared__ unsigned s_warps[32];
+    if (*s.taken == 0u) return;
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    for (unsigned b = blockIdx.x; b < unsigned(kMsdBuckets); b += gridDim.x) {
+        const unsigned begin = s.offsets[b];
+        const int m = int(s.offsets[b + 1] - begin); // at most BLOCK x IPT: msd_row_scan_kernel's check
+        if (m == 0) continue;
+        K *g = keys + begin;
+        if (m == 1) { // nothing to order, but the key is still mapped
+            if (t == 0) g[0] = codec.unmap(g[0]);
+            continue;
+        }
+        if (t < kRadix) s_count[t] = 0;
+        for (int i = t; i < WARPS * kRadix; i += BLOCK) (&s_warp_count[0][0])[i] = 0;
+        __syncthreads();
+
+        // The low byte, in any order.
+        K k0[IPT];
+        unsigned short r0[IPT];
+#pragma unroll
+        for (int k = 0; k < IPT; ++k)
+            k0[k] = k * BLOCK + t < m ? g[k * BLOCK + t] : K(0);
+#pragma unroll
+        for (int k = 0; k < IPT; ++k)
+            if (k * BLOCK + t < m)
+                r0[k] = static_cast<unsigned short>(atomicAdd(&s_count[unsigned(k0[k]) & 0xffu], 1u));
+        __syncthreads();
+        {
+            const unsigned c = t < kRadix ? s_count[t] : 0u;
+            const unsigned start = msd_block_exclusive<BLOCK>(c, s_warps, nullptr);
+            if (t < kRadix) s_count[t] = start;
+            __syncthreads();
+        }
+        unsigned place[IPT];
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) place[k] = s_count[unsigned(k0[k]) & 0xffu] + r0[k];
+#pragma unroll
+        for (int k = 0; k < IPT; ++k)
+            if (k * BLOCK + t < m) s_keys[place[k]] = k0[k];
+        __syncthreads();
+
+        // The second byte, stably: warp-striped items in order, peers by
+        // ballots, the warp's counters advanced by the highest peer.
+        const int warp_base = warp * 32 * IPT;
+        K k1[IPT];
+        unsigned short r1[IPT];
+        auto digit1 = [&](K key) { return (unsigned(key) >> 8) & 0xffu; };
+        if (warp_base < m) {
+#pragma unroll
+            for (int k = 0; k < IPT; ++k) {
+                const int i = warp_base + k * 32 + lane;
+                // Padding ranks as digit 255 after every real key of the
+                // warp (later in item order), and is never stored.
+                k1[k] = i < m ? s_keys[i] : K(0);
+            }
+#pragma unroll
+            for (int k = 0; k < IPT; ++k) {
+                const unsigned d = warp_base + k * 32 + lane < m ? digit1(k1[k]) : 0xffu;
+                r1[k] = rank_among(d, warp_peers<kRadixBits>(d), s_warp_count[warp], lane);
+            }
+        }
+        __syncthreads();
+        {
+            unsigned c = 0;
+            if (t < kRadix) {
+#pragma unroll
+                for (int w = 0; w < WARPS; ++w) {
+                    const unsigned x = s_warp_count[w][t];
+                    s_warp_count[w][t] = c;
+                    c += x;
+                }
+            }
+            const unsigned start = msd_block_exclusive<BLOCK>(c, s_warps, nullptr);
+            if (t < kRadix) {
+#pragma unroll
+                for (int w = 0; w < WARPS; ++w) s_warp_count[w][t] += start;
+            }
+            __syncthreads();
+        }
+        if (warp_base < m) {
+#pragma unroll
+            for (int k = 0; k < IPT; ++k) place[k] = s_warp_count[warp][digit1(k1[k])] + r1[k];
+#pragma unroll
+            for (int k = 0; k < IPT; ++k)
+                if (warp_base + k * 32 + lane < m) s_keys[place[k]] = k1[k];
+        }
+        __syncthreads();
+        for (int i = t; i < m; i += BLOCK) g[i] = codec.unmap(s_keys[i]);
+        __syncthreads(); // shared memory is free for the next bucket
+    }
+}
+
+} // namespace libscan::sort
