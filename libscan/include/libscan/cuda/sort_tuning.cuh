@@ -183,14 +183,16 @@ struct HistogramTuning {
 // bucket: a larger one sends the sort down the onesweep passes), and the
 // sizes that take it. Chosen by a sweep of the kernels alone (H200, 2^28
 // uniform u32 keys, full grids, medians of 7; bench/results/
-// 2026-11-29-h200-msd): partition 512 x 15 (pass A / B 0.867 / 0.940 ms)
+// 2026-11-29-h200-0620e1f): partition 512 x 15 (pass A / B 0.867 / 0.940 ms)
 // against 384 x 20 (0.926 / 1.023), 768 x 10 (0.849 / 0.954), 512 x 15 at 3
 // blocks an SM (0.995 / 0.920); local sort 256 x 18 at 3 blocks an SM
 // (1.735 ms) against 2 blocks (1.954), 384 x 12 (1.781 / 1.914 at 3 / 2),
 // 512 x 9 (1.940 / 2.004). Grids of one block a tile or bucket beat
 // grid-stride grids of the resident blocks by 0.05-0.15 ms a kernel.
-// kMaxKeys: a bucket of uniform keys then averages 4200 keys, 6 standard
-// deviations under the capacity of 4608.
+// kMinKeys: against the onesweep passes (any-order first pass), same
+// process, u32 keys: 2^26 1.31-1.44x, 2^27 0.99-1.02x, 2^28 0.845x; so the
+// path starts between the last two. kMaxKeys: a bucket of uniform keys then
+// averages 4200 keys, 6 standard deviations under the capacity of 4608.
 struct MsdTuning {
     static constexpr int kHistThreads = 1024;
     static constexpr int kPartThreads = 512;
