@@ -23,7 +23,7 @@ enum { MODE_OUT_OF_PLACE, MODE_DOUBLE_BUFFER, MODE_ARGSORT };
 void libscan__sort_force_path(int path);
 enum { PATH_AUTO = 0, PATH_STABLE = 3, PATH_MSD = 4 };
 /* sort_internal.h: where the MSD path's decision lies in a sort's temp. */
-size_t libscan__sort_msd_taken_offset(size_t count);
+size_t libscan__sort_msd_taken_offset(size_t count, size_t key_bytes);
 
 static void *dmalloc(size_t bytes) {
     void *p = NULL;
@@ -510,7 +510,7 @@ static int msd_u32_case(const uint32_t *keys, size_t n, size_t shift, int mode) 
     for (size_t i = 0; i < n; ++i)
         if (got[i] != want[i]) TFAIL("u32 sort of %zu keys: [%zu] = %u, want %u", n, i, got[i], want[i]);
     unsigned taken = 0;
-    CUDA_CHECK(cudaMemcpy(&taken, (char *)o.d_temp + libscan__sort_msd_taken_offset(n), 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&taken, (char *)o.d_temp + libscan__sort_msd_taken_offset(n, 4), 4, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(o.d_temp));
     CUDA_CHECK(cudaFree(dk));
     CUDA_CHECK(cudaFree(dk1));
@@ -520,8 +520,8 @@ static int msd_u32_case(const uint32_t *keys, size_t n, size_t shift, int mode) 
 }
 
 /* The MSD path (msd_sort.cuh; forced here at every size, the library takes
- * it from 2^26 keys): 4-byte keys without values over the whole key, every
- * key type and direction, out of place and double buffer, bitwise equal to
+ * it in MsdTuning's sizes): 4- and 8-byte keys without values over the
+ * whole key, every such key type and direction, out of place and double buffer, bitwise equal to
  * the reference on distributions it sorts (uniform, sorted, float
  * specials) and on those whose buckets outgrow its block, which the passes
  * then sort (low-byte: one bucket; 16-distinct; all-equal). Hand-made u32
@@ -531,16 +531,16 @@ static int msd_u32_case(const uint32_t *keys, size_t n, size_t shift, int mode) 
 static void test_msd_path(void **state) {
     (void)state;
     test_require_gpu();
-    const libscan_dtype_t keys4[3] = {LIBSCAN_U32, LIBSCAN_I32, LIBSCAN_F32};
+    const libscan_dtype_t keys48[6] = {LIBSCAN_U32, LIBSCAN_I32, LIBSCAN_F32, LIBSCAN_U64, LIBSCAN_I64, LIBSCAN_F64};
     const ref_dist_t dists[6] = {DIST_UNIFORM, DIST_SORTED, DIST_FLOAT_SPECIALS,
                                  DIST_LOW_BYTE, DIST_SIXTEEN_DISTINCT, DIST_ALL_EQUAL};
     const size_t sizes[3] = {4095, 4099, ((size_t)1 << 20) + 7}; /* below and above kScratchMinKeys */
     uint64_t idx = 9900;
     libscan__sort_force_path(PATH_MSD);
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < 6; ++k)
         for (int d = 0; d < 6; ++d)
             for (int z = 0; z < 3; ++z) {
-                gpu_case(keys4[k], dists[d], (int)(idx & 1), 0, test_capped_n(sizes[z], 1), 0, 0, (int)(idx / 2 % 2),
+                gpu_case(keys48[k], dists[d], (int)(idx & 1), 0, test_capped_n(sizes[z], 1), 0, 0, (int)(idx / 2 % 2),
                          1, idx);
                 ++idx;
             }

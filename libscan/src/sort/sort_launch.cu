@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <climits>
+#include <cstdint>
 
 namespace libscan::sort {
 namespace {
@@ -122,18 +123,23 @@ template <typename K> cudaError_t allow_count_shared(int device) {
 }
 
 // Whether the plan launches the MSD path (msd_sort.cuh) ahead of the
-// passes: 4-byte keys without values over the whole key (the rule of
+// passes: 4- or 8-byte keys without values over the whole key (the rule of
 // libscan__sort_any_order_first_pass), fewer than 2^32 of them (its
-// offsets are 32-bit) and at least MsdTuning::kScratchMinKeys (below, the
-// scratch holds no MSD state); automatically in MsdTuning's sizes, or wherever it
-// applies when forced (tests). The device then decides which of the two sorts.
+// offsets are 32-bit) and at least MsdTuning's kScratchMinKeys (below, the
+// scratch holds no MSD state); automatically in MsdTuning's sizes, or
+// wherever it applies when forced (tests). The device then decides which
+// of the two sorts.
+template <int KEY_BYTES> bool msd_in_range(const libscan__sort_plan_t &pl, int path) {
+    using Tuning = MsdTuning<KEY_BYTES>;
+    if (pl.count < Tuning::kScratchMinKeys || pl.count > (size_t(1) << 32) - (size_t(1) << 16)) return false;
+    return path == LIBSCAN__SORT_PATH_MSD || (pl.count >= Tuning::kMinKeys && pl.count <= Tuning::kMaxKeys);
+}
 bool takes_msd(const libscan__sort_plan_t &pl) {
     const size_t ks = libscan__sort_key_bytes(pl.key);
     const int path = g_path.load(std::memory_order_relaxed);
-    const bool eligible = ks == 4 && pl.value_bytes == 0 && pl.begin_bit == 0 && pl.end_bit == 32 &&
-                          pl.count >= MsdTuning::kScratchMinKeys && pl.count <= (size_t(1) << 32) - (size_t(1) << 16);
+    const bool eligible = pl.value_bytes == 0 && pl.begin_bit == 0 && pl.end_bit == 8 * ks;
     if (!eligible || path == LIBSCAN__SORT_PATH_ONESWEEP || path == LIBSCAN__SORT_PATH_STABLE) return false;
-    return path == LIBSCAN__SORT_PATH_MSD || (pl.count >= MsdTuning::kMinKeys && pl.count <= MsdTuning::kMaxKeys);
+    return ks == 4 ? msd_in_range<4>(pl, path) : ks == 8 ? msd_in_range<8>(pl, path) : false;
 }
 
 // Enqueues the MSD path: keys_in -> keys_alt -> keys_out, then keys_out in
@@ -142,9 +148,10 @@ bool takes_msd(const libscan__sort_plan_t &pl) {
 template <typename K>
 cudaError_t run_msd(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st, int device, int sms,
                     cudaStream_t stream) {
+    using Tuning = MsdTuning<int(sizeof(K))>;
     constexpr size_t kHistShared = size_t(kMsdBuckets) / 2 * sizeof(unsigned);
-    constexpr int kPartTile = MsdTuning::kPartThreads * MsdTuning::kPartItems;
-    constexpr int kCapacity = MsdTuning::kLocalThreads * MsdTuning::kLocalItems;
+    constexpr int kPartTile = Tuning::kPartThreads * Tuning::kPartItems;
+    constexpr int kCapacity = Tuning::kLocalThreads * Tuning::kLocalItems;
     static std::atomic<unsigned long long> done{0};
     cudaError_t e = allow_shared(msd_hist_kernel<K>, kHistShared, done, device);
     if (e == cudaSuccess) e = cudaMemsetAsync(st.hist, 0, MsdLayout::kBytes, stream);
@@ -152,15 +159,15 @@ cudaError_t run_msd(const libscan__sort_plan_t &pl, const Codec<K> &codec, const
     const unsigned n = static_cast<unsigned>(pl.count);
     const K *in = static_cast<const K *>(pl.keys_in);
     K *alt = static_cast<K *>(pl.keys_alt), *out = static_cast<K *>(pl.keys_out);
-    msd_hist_kernel<K><<<unsigned(sms), MsdTuning::kHistThreads, kHistShared, stream>>>(in, pl.count, codec, st.hist);
+    msd_hist_kernel<K><<<unsigned(sms), Tuning::kHistThreads, kHistShared, stream>>>(in, pl.count, codec, st.hist);
     msd_row_scan_kernel<kCapacity><<<kMsdRows, 256, 0, stream>>>(st);
     msd_rows_kernel<kPartTile><<<1, 256, 0, stream>>>(st);
     msd_offsets_kernel<<<kMsdRows, 256, 0, stream>>>(st, n);
     const unsigned tiles = static_cast<unsigned>((pl.count + kPartTile - 1) / kPartTile);
-    msd_partition_kernel<K, false><<<tiles, MsdTuning::kPartThreads, 0, stream>>>(in, alt, n, codec, st);
+    msd_partition_kernel<K, false><<<tiles, Tuning::kPartThreads, 0, stream>>>(in, alt, n, codec, st);
     // Pass B's tiles never straddle two rows: at most one more per row.
-    msd_partition_kernel<K, true><<<tiles + kMsdRows, MsdTuning::kPartThreads, 0, stream>>>(alt, out, n, codec, st);
-    msd_local_kernel<K><<<kMsdBuckets, MsdTuning::kLocalThreads, 0, stream>>>(out, codec, st);
+    msd_partition_kernel<K, true><<<tiles + kMsdRows, Tuning::kPartThreads, 0, stream>>>(alt, out, n, codec, st);
+    msd_local_kernel<K><<<kMsdBuckets, Tuning::kLocalThreads, 0, stream>>>(out, codec, st);
     return cudaGetLastError();
 }
 
@@ -216,7 +223,7 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
     const size_t wbytes = status_word_bytes(n);
     const Codec<K> codec = make_codec<K>(pl.key, pl.descending != 0);
     const unsigned *msd_taken = nullptr; // the passes' skip flag
-    if constexpr (sizeof(K) == 4 && std::is_same<V, NoValues>::value) {
+    if constexpr ((sizeof(K) == 4 || sizeof(K) == 8) && std::is_same<V, NoValues>::value) {
         if (takes_msd(pl)) {
             const MsdState st = msd_state_at(scratch + onesweep_bytes(n, sizeof(K), vbytes));
             if ((e = run_msd<K>(pl, codec, st, device, sms, stream)) != cudaSuccess) return e;
@@ -264,8 +271,10 @@ template <typename K> cudaError_t run_key(const libscan__sort_plan_t &pl, cudaSt
 extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_bytes) {
     using namespace libscan::sort;
     if (count == 0) return 0;
-    const size_t msd =
-        key_bytes == 4 && value_bytes == 0 && count >= MsdTuning::kScratchMinKeys ? round_up(MsdLayout::kBytes) : 0;
+    const size_t msd_min = key_bytes == 4   ? MsdTuning<4>::kScratchMinKeys
+                           : key_bytes == 8 ? MsdTuning<8>::kScratchMinKeys
+                                            : SIZE_MAX;
+    const size_t msd = value_bytes == 0 && count >= msd_min ? round_up(MsdLayout::kBytes) : 0;
     const size_t onesweep = onesweep_bytes(count, key_bytes, value_bytes) + msd;
     const size_t counting = value_bytes == 0 ? round_up(counting_bytes(key_bytes)) : 0;
     return onesweep > counting ? onesweep : counting;
@@ -273,9 +282,9 @@ extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, si
 
 extern "C" void libscan__sort_force_path(int path) { libscan::sort::g_path.store(path); }
 
-extern "C" size_t libscan__sort_msd_taken_offset(size_t count) {
+extern "C" size_t libscan__sort_msd_taken_offset(size_t count, size_t key_bytes) {
     using namespace libscan::sort;
-    return onesweep_bytes(count, 4, 0) + (MsdLayout::kFlags + 1) * sizeof(unsigned);
+    return onesweep_bytes(count, key_bytes, 0) + (MsdLayout::kFlags + 1) * sizeof(unsigned);
 }
 
 extern "C" int libscan__sort_any_order_first_pass(size_t key_bytes, size_t value_bytes, unsigned begin_bit,

@@ -1,7 +1,7 @@
-// msd_sort.cuh -- the device side of the radix sort's MSD path: 4-byte keys
-// without values sorted over the whole key (sort.h), in three moves of the
-// keys instead of the onesweep passes' four, and with no ballot ranking
-// but one stable byte.
+// msd_sort.cuh -- the device side of the radix sort's MSD path: 4- and
+// 8-byte keys without values sorted over the whole key (sort.h), in three
+// moves of the keys instead of the onesweep passes' four (eight), with
+// ballots for one byte (five) where the passes rank three (seven).
 //
 // Keys without values sorted over the whole key may be ordered any way
 // that ends sorted: keys that tie on all 32 bits are equal bit for bit (the
@@ -26,9 +26,9 @@
 //      inside each top-byte row (a tile never straddles two rows; cursors
 //      per bucket);
 //   5. msd_local_kernel: each bucket, now contiguous in out, is sorted in
-//      place in shared memory by the low 16 bits: the low byte in any order
-//      (shared atomics), then the second byte stably (one ballot per digit
-//      bit, warp counters in item order, as onesweep.cuh's ranking).
+//      place in shared memory by the bits below the top 16: the low byte in
+//      any order (shared atomics), then each higher byte stably (one ballot
+//      per digit bit, warp counters in item order, as onesweep.cuh's ranking).
 // Three writes of the keys: in -> alt -> out -> out, so the result ends in
 // keys_out as the four passes' does (sort_internal.h's plan), for the
 // double buffer too.
@@ -115,10 +115,11 @@ __host__ inline MsdState msd_state_at(void *scratch) {
 }
 
 // 1. Counts of the top 16 mapped bits. Dynamic shared memory: 128 KB.
-template <typename K, class Tuning = MsdTuning>
+template <typename K, class Tuning = MsdTuning<int(sizeof(K))>>
 __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K *keys, size_t n, Codec<K> codec,
                                                                             unsigned *hist) {
-    static_assert(sizeof(K) == 4, "libscan::sort: the MSD path sorts 4-byte keys");
+    static_assert(sizeof(K) == 4 || sizeof(K) == 8, "libscan::sort: the MSD path sorts 4- and 8-byte keys");
+    constexpr int V = 16 / int(sizeof(K)); // keys per 16-byte vector
     extern __shared__ unsigned s_pairs[]; // 32768 words: bucket b in half b & 1 of word b >> 1
     for (int i = threadIdx.x; i < kMsdBuckets / 2; i += blockDim.x) s_pairs[i] = 0;
     __syncthreads();
@@ -134,7 +135,7 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
             atomicAdd(&hist[b], 0x8000u);
         }
     };
-    auto bucket = [&](K key) { return unsigned(codec.map(key)) >> 16; };
+    auto bucket = [&](K key) { return unsigned(codec.map(key) >> (8 * sizeof(K) - 16)); };
     // Each add returns the old count (for the check above), so adds of one
     // warp on one word serialise. A warp whose lanes' keys fall in at most
     // 4 buckets (equal, few-distinct, sorted keys) therefore adds each
@@ -148,9 +149,10 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
     const int lane = threadIdx.x & 31;
     int probe_in = 0;
     bool few = false;
-    auto count4 = [&](bool valid, K k0, K k1, K k2, K k3) {
-        const unsigned bs[4] = {valid ? bucket(k0) : kNone, valid ? bucket(k1) : kNone, valid ? bucket(k2) : kNone,
-                                valid ? bucket(k3) : kNone};
+    auto count_vector = [&](bool valid, const K (&ks)[V]) {
+        unsigned bs[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) bs[j] = valid ? bucket(ks[j]) : kNone;
         if (probe_in == 0) {
             const unsigned peers = __match_any_sync(libscan::kFullMask, bs[0]);
             few = __popc(__ballot_sync(libscan::kFullMask, lane == 31 - __clz(peers))) <= 4;
@@ -159,20 +161,20 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
         --probe_in;
         if (few) {
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
+            for (int j = 0; j < V; ++j) {
                 const unsigned pj = __match_any_sync(libscan::kFullMask, bs[j]);
                 if (lane == 31 - __clz(pj) && bs[j] != kNone) add(bs[j], unsigned(__popc(pj)));
             }
         } else if (valid) {
 #pragma unroll
-            for (int j = 0; j < 4; ++j) add(bs[j], 1u);
+            for (int j = 0; j < V; ++j) add(bs[j], 1u);
         }
     };
     const size_t stride = size_t(gridDim.x) * blockDim.x;
     size_t head = 0; // keys before the first 16-byte boundary, counted one by one
     if (reinterpret_cast<uintptr_t>(keys) % 16 != 0) head = (16 - reinterpret_cast<uintptr_t>(keys) % 16) / sizeof(K);
     if (head > n) head = n;
-    const size_t vectors = (n - head) / 4;
+    const size_t vectors = (n - head) / V;
     const uint4 *vec = reinterpret_cast<const uint4 *>(keys + head);
     // Whole warps take the vectors (the matches need every lane): the
     // loop runs while the warp's first lane has one.
@@ -180,9 +182,11 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
     for (size_t v0 = warp_first; v0 < vectors; v0 += stride) {
         const size_t v = v0 + unsigned(lane);
         const uint4 r = v < vectors ? vec[v] : make_uint4(0u, 0u, 0u, 0u);
-        count4(v < vectors, K(r.x), K(r.y), K(r.z), K(r.w));
+        K ks[V];
+        memcpy(ks, &r, 16);
+        count_vector(v < vectors, ks);
     }
-    const size_t tail = head + vectors * 4;
+    const size_t tail = head + vectors * V;
     for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < head + (n - tail); i += stride)
         add(bucket(keys[i < head ? i : tail + (i - head)]), 1u);
     __syncthreads();
@@ -236,14 +240,14 @@ __global__ void __launch_bounds__(256) msd_offsets_kernel(MsdState s, unsigned n
 // array; PASS_B: the second byte inside each top-byte row). Tiles are
 // handed out grid-stride; a tile's digit runs take their places from the
 // cursors with one global atomic per digit present.
-template <typename K, bool PASS_B, class Tuning = MsdTuning>
+template <typename K, bool PASS_B, class Tuning = MsdTuning<int(sizeof(K))>>
 __global__ void __launch_bounds__(Tuning::kPartThreads, Tuning::kPartMinBlocks)
     msd_partition_kernel(const K *in, K *out, unsigned n, Codec<K> codec, MsdState s) {
     // Pass A maps each key as it loads it; from then on keys travel mapped
     // (alt and out hold mapped keys until msd_local_kernel unmaps them), so
     // a digit is a shift and a mask.
     constexpr int BLOCK = Tuning::kPartThreads, IPT = Tuning::kPartItems, TILE = BLOCK * IPT;
-    constexpr unsigned kShift = PASS_B ? 16u : 24u;
+    constexpr unsigned kShift = unsigned(8 * sizeof(K)) - (PASS_B ? 16u : 8u);
     static_assert(BLOCK >= kRadix, "libscan::sort: a thread per digit");
     __shared__ K s_keys[TILE];
     __shared__ unsigned s_count[kRadix], s_start[kRadix], s_base[kRadix], s_warps[32];
@@ -283,7 +287,7 @@ __global__ void __launch_bounds__(Tuning::kPartThreads, Tuning::kPartMinBlocks)
 #pragma unroll
             for (int k = 0; k < IPT; ++k) keys[k] = codec.map(keys[k]);
         }
-        auto digit = [&](K key) { return (unsigned(key) >> kShift) & 0xffu; };
+        auto digit = [&](K key) { return unsigned(key >> kShift) & 0xffu; };
         // A rank is one shared atomic, in any order. Adds of one warp on one
         // counter serialise, so a warp whose first items show at most
         // kFewDigits digits (sorted or few-distinct keys) adds each digit's
@@ -338,10 +342,10 @@ __global__ void __launch_bounds__(Tuning::kPartThreads, Tuning::kPartMinBlocks)
     }
 }
 
-// 5. Each bucket sorted in place by the low 16 bits of its mapped keys
-// (as pass B left them), one block a bucket (grid-stride over the 65536
-// buckets), and written back unmapped.
-template <typename K, class Tuning = MsdTuning>
+// 5. Each bucket sorted in place by the bits of its mapped keys below the
+// top 16 (as pass B left them), one block a bucket (grid-stride over the
+// 65536 buckets), and written back unmapped.
+template <typename K, class Tuning = MsdTuning<int(sizeof(K))>>
 __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks)
     msd_local_kernel(K *keys, Codec<K> codec, MsdState s) {
     constexpr int BLOCK = Tuning::kLocalThreads, IPT = Tuning::kLocalItems, WARPS = BLOCK / 32;
@@ -391,52 +395,59 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
             if (k * BLOCK + t < m) s_keys[place[k]] = k0[k];
         __syncthreads();
 
-        // The second byte, stably: warp-striped items in order, peers by
-        // ballots, the warp's counters advanced by the highest peer.
+        // Every higher byte below pass B's (the second byte of 4-byte keys,
+        // bytes 1..5 of 8-byte ones), stably: warp-striped items in order,
+        // peers by ballots, the warp's counters advanced by the highest peer.
         const int warp_base = warp * 32 * IPT;
-        K k1[IPT];
-        unsigned short r1[IPT];
-        auto digit1 = [&](K key) { return (unsigned(key) >> 8) & 0xffu; };
-        if (warp_base < m) {
-#pragma unroll
-            for (int k = 0; k < IPT; ++k) {
-                const int i = warp_base + k * 32 + lane;
-                // Padding ranks as digit 255 after every real key of the
-                // warp (later in item order), and is never stored.
-                k1[k] = i < m ? s_keys[i] : K(0);
+        for (unsigned shift = 8; shift < unsigned(8 * sizeof(K)) - 16u; shift += 8) {
+            if (shift > 8) { // the first byte's counters were zeroed with the low byte's
+                for (int i = t; i < WARPS * kRadix; i += BLOCK) (&s_warp_count[0][0])[i] = 0;
+                __syncthreads();
             }
+            K k1[IPT];
+            unsigned short r1[IPT];
+            auto digit1 = [&](K key) { return unsigned(key >> shift) & 0xffu; };
+            if (warp_base < m) {
 #pragma unroll
-            for (int k = 0; k < IPT; ++k) {
-                const unsigned d = warp_base + k * 32 + lane < m ? digit1(k1[k]) : 0xffu;
-                r1[k] = rank_among(d, warp_peers<kRadixBits>(d), s_warp_count[warp], lane);
-            }
-        }
-        __syncthreads();
-        {
-            unsigned c = 0;
-            if (t < kRadix) {
+                for (int k = 0; k < IPT; ++k) {
+                    const int i = warp_base + k * 32 + lane;
+                    // Padding ranks as digit 255 after every real key of the
+                    // warp (later in item order), and is never stored.
+                    k1[k] = i < m ? s_keys[i] : K(0);
+                }
 #pragma unroll
-                for (int w = 0; w < WARPS; ++w) {
-                    const unsigned x = s_warp_count[w][t];
-                    s_warp_count[w][t] = c;
-                    c += x;
+                for (int k = 0; k < IPT; ++k) {
+                    const unsigned d = warp_base + k * 32 + lane < m ? digit1(k1[k]) : 0xffu;
+                    r1[k] = rank_among(d, warp_peers<kRadixBits>(d), s_warp_count[warp], lane);
                 }
             }
-            const unsigned start = msd_block_exclusive<BLOCK>(c, s_warps, nullptr);
-            if (t < kRadix) {
+            __syncthreads();
+            {
+                unsigned c = 0;
+                if (t < kRadix) {
 #pragma unroll
-                for (int w = 0; w < WARPS; ++w) s_warp_count[w][t] += start;
+                    for (int w = 0; w < WARPS; ++w) {
+                        const unsigned x = s_warp_count[w][t];
+                        s_warp_count[w][t] = c;
+                        c += x;
+                    }
+                }
+                const unsigned start = msd_block_exclusive<BLOCK>(c, s_warps, nullptr);
+                if (t < kRadix) {
+#pragma unroll
+                    for (int w = 0; w < WARPS; ++w) s_warp_count[w][t] += start;
+                }
+                __syncthreads();
+            }
+            if (warp_base < m) {
+#pragma unroll
+                for (int k = 0; k < IPT; ++k) place[k] = s_warp_count[warp][digit1(k1[k])] + r1[k];
+#pragma unroll
+                for (int k = 0; k < IPT; ++k)
+                    if (warp_base + k * 32 + lane < m) s_keys[place[k]] = k1[k];
             }
             __syncthreads();
         }
-        if (warp_base < m) {
-#pragma unroll
-            for (int k = 0; k < IPT; ++k) place[k] = s_warp_count[warp][digit1(k1[k])] + r1[k];
-#pragma unroll
-            for (int k = 0; k < IPT; ++k)
-                if (warp_base + k * 32 + lane < m) s_keys[place[k]] = k1[k];
-        }
-        __syncthreads();
         for (int i = t; i < m; i += BLOCK) g[i] = codec.unmap(s_keys[i]);
         __syncthreads(); // shared memory is free for the next bucket
     }

@@ -176,8 +176,8 @@ struct HistogramTuning {
     static constexpr bool kUniformVote = false;
 };
 
-// The MSD path of 4-byte keys without values over the whole key
-// (msd_sort.cuh): the histogram's block (128 KB of shared counters, one
+// The MSD path of 4- and 8-byte keys without values over the whole key
+// (msd_sort.cuh), by key width: the histogram's block (128 KB of shared counters, one
 // block an SM), the partition passes' tile and resident blocks, the local
 // sort's block (its capacity, kLocalThreads x kLocalItems keys, bounds a
 // bucket: a larger one sends the sort down the onesweep passes), and the
@@ -193,7 +193,8 @@ struct HistogramTuning {
 // process, u32 keys: 2^26 1.31-1.44x, 2^27 0.99-1.02x, 2^28 0.845x; so the
 // path starts between the last two. kMaxKeys: a bucket of uniform keys then
 // averages 4200 keys, 6 standard deviations under the capacity of 4608.
-struct MsdTuning {
+template <int KEY_BYTES> struct MsdTuning;
+template <> struct MsdTuning<4> {
     static constexpr int kHistThreads = 1024;
     static constexpr int kPartThreads = 512;
     static constexpr int kPartItems = 15;
@@ -208,6 +209,25 @@ struct MsdTuning {
     static constexpr size_t kMaxKeys = size_t(65536) * 4200;
     // Below this many keys the scratch holds no MSD state (1 MB), so that a
     // small sort's temp stays small; the path is never taken there.
+    static constexpr size_t kScratchMinKeys = 4096;
+};
+// 8-byte keys: shapes not swept. A tile and a bucket must fit the 48 KB of
+// static shared memory as 8-byte keys: partition 512 x 8 (32 KB), local
+// sort 256 x 18 (36 KB + 8 KB of warp counters) at 2 blocks an SM (128
+// registers, 28 bytes of spills: 18 keys take 36). kMinKeys: against the
+// onesweep passes, same process, u64 keys (bench/results/
+// 2026-11-29-h200-b0c2c7e): 2^26 1.59x, 2^27 0.996x, 2^28 0.761x.
+template <> struct MsdTuning<8> {
+    static constexpr int kHistThreads = 1024;
+    static constexpr int kPartThreads = 512;
+    static constexpr int kPartItems = 8;
+    static constexpr int kPartMinBlocks = 2;
+    static constexpr int kFewDigits = 16;
+    static constexpr int kLocalThreads = 256;
+    static constexpr int kLocalItems = 18;
+    static constexpr int kLocalMinBlocks = 2;
+    static constexpr size_t kMinKeys = size_t(3) << 26;
+    static constexpr size_t kMaxKeys = size_t(65536) * 4200;
     static constexpr size_t kScratchMinKeys = 4096;
 };
 
