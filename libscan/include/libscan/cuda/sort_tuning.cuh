@@ -216,7 +216,7 @@ template <> struct MsdTuning<4> {
 // sort 256 x 18 (36 KB + 8 KB of warp counters) at 2 blocks an SM (128
 // registers, 28 bytes of spills: 18 keys take 36). kMinKeys: against the
 // onesweep passes, same process, u64 keys (bench/results/
-// 2026-11-29-h200-b0c2c7e): 2^26 1.59x, 2^27 0.996x, 2^28 0.761x.
+// 2026-11-29-h200-61c254f): 2^26 1.59x, 2^27 0.996x, 2^28 0.761x.
 template <> struct MsdTuning<8> {
     static constexpr int kHistThreads = 1024;
     static constexpr int kPartThreads = 512;
