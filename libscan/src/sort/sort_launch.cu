@@ -1,9 +1,9 @@
 // sort_launch.cu -- enqueues a checked sort (sort_internal.h): the
 // upfront histogram, its scan, then one pass kernel per 8 bits, ping-ponging
 // between the plan's buffers; or, for 8- and 16-bit keys without values over
-// the whole key, the counting sort (counting_sort.cuh); for 4-byte keys
-// without values over the whole key, the MSD path (msd_sort.cuh) ahead of
-// the passes, one of the two sorting as the device decides. No allocation,
+// the whole key, the counting sort (counting_sort.cuh); for 4- and 8-byte
+// keys without values over the whole key, the MSD path (msd_sort.cuh) ahead
+// of the passes, one of the two sorting as the device decides. No allocation,
 // no synchronisation.
 #include "sort_internal.h"
 #include "sort_codec.cuh"
@@ -24,7 +24,7 @@ constexpr size_t kHistBytes = size_t(kMaxPasses) * kRadix * sizeof(unsigned long
 size_t round_up(size_t x) { return (x + 255) / 256 * 256; }
 
 // The passes' scratch: tile counters, histograms, look-back words. The MSD
-// path's state (4-byte keys without values) lies after it.
+// path's state (4- and 8-byte keys without values) lies after it.
 size_t onesweep_bytes(size_t count, size_t key_bytes, size_t value_bytes) {
     const size_t tile = pass_tile(key_bytes, value_bytes);
     const size_t tiles = (count + tile - 1) / tile;

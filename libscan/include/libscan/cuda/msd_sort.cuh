@@ -42,6 +42,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "libscan/cuda/block_scan.cuh"
+#include "libscan/cuda/ops.cuh"
 #include "libscan/cuda/onesweep.cuh" // Codec, warp_peers, rank_among
 #include "libscan/cuda/sort_tuning.cuh"
 
@@ -50,36 +52,18 @@ namespace libscan::sort {
 constexpr int kMsdBuckets = 1 << 16;
 constexpr int kMsdRows = 256;
 
-// Exclusive scan of one value per thread over a block of BLOCK threads
-// (a multiple of 32, at most 1024); *total (when given: shared memory,
-// written by one thread before the closing barrier) gets the sum. Every
-// thread of the block must call it.
-template <int BLOCK> __device__ __forceinline__ unsigned msd_block_exclusive(unsigned v, unsigned *s_warps, unsigned *total) {
-    static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "libscan::sort: msd scan block");
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    unsigned inc = v;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const unsigned x = __shfl_up_sync(libscan::kFullMask, inc, o);
-        if (lane >= o) inc += x;
-    }
-    if (lane == 31) s_warps[w] = inc;
-    __syncthreads();
-    if (w == 0) {
-        const unsigned x = lane < BLOCK / 32 ? s_warps[lane] : 0u;
-        unsigned xi = x;
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            const unsigned y = __shfl_up_sync(libscan::kFullMask, xi, o);
-            if (lane >= o) xi += y;
-        }
-        if (lane < BLOCK / 32) s_warps[lane] = xi - x;
-        if (lane == 31 && total) *total = xi;
-    }
-    __syncthreads();
-    const unsigned r = s_warps[w] + inc - v;
-    __syncthreads(); // s_warps is free again
-    return r;
+// Exclusive sum of one value per thread over a block (libscan::BlockScan);
+// *total (when given) gets the block's sum in every thread. Every thread of
+// the block must call it; `temp` is free again when it returns.
+template <int BLOCK> using MsdScan = libscan::BlockScan<unsigned, BLOCK>;
+template <int BLOCK>
+__device__ __forceinline__ unsigned msd_block_exclusive(unsigned v, typename MsdScan<BLOCK>::TempStorage &temp,
+                                                        unsigned *total) {
+    unsigned items[1] = {v}, sum;
+    MsdScan<BLOCK>(temp).ExclusiveScan(items, libscan::Sum<unsigned>(), sum);
+    if (total) *total = sum;
+    __syncthreads(); // temp may be reused at once
+    return items[0];
 }
 
 // The MSD path's state in the sort's scratch (all zeroed before launch but
@@ -201,28 +185,28 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
 // whether a bucket is too large for msd_local_kernel.
 template <int CAPACITY>
 __global__ void __launch_bounds__(256) msd_row_scan_kernel(MsdState s) {
-    __shared__ unsigned s_warps[32];
-    __shared__ unsigned s_total;
+    __shared__ typename MsdScan<256>::TempStorage s_scan;
     const unsigned i = blockIdx.x * 256u + threadIdx.x;
     const unsigned c = s.hist[i];
     if (c > unsigned(CAPACITY)) *s.too_big = 1u;
-    s.local[i] = msd_block_exclusive<256>(c, s_warps, &s_total);
-    if (threadIdx.x == 0) s.row_total[blockIdx.x] = s_total;
+    unsigned total;
+    s.local[i] = msd_block_exclusive<256>(c, s_scan, &total);
+    if (threadIdx.x == 0) s.row_total[blockIdx.x] = total;
 }
 
 // 2b. One block of 256: row starts (pass A's cursors), pass B's tile
 // prefix over rows, and the decision.
 template <int TILE> __global__ void __launch_bounds__(256) msd_rows_kernel(MsdState s) {
-    __shared__ unsigned s_warps[32];
-    __shared__ unsigned s_total; // written by one thread: shared, so that thread 0 reads it
+    __shared__ typename MsdScan<256>::TempStorage s_scan;
     const int t = threadIdx.x;
     const unsigned size = s.row_total[t];
-    s.cursors[kMsdBuckets + t] = msd_block_exclusive<256>(size, s_warps, nullptr);
+    s.cursors[kMsdBuckets + t] = msd_block_exclusive<256>(size, s_scan, nullptr);
     const unsigned tiles = (size + TILE - 1) / TILE;
-    const unsigned first = msd_block_exclusive<256>(tiles, s_warps, &s_total);
+    unsigned total;
+    const unsigned first = msd_block_exclusive<256>(tiles, s_scan, &total);
     s.tile_first[t] = first;
     if (t == 0) {
-        s.tile_first[kMsdRows] = s_total;
+        s.tile_first[kMsdRows] = total;
         *s.taken = *s.too_big == 0u ? 1u : 0u;
     }
 }
@@ -250,7 +234,8 @@ __global__ void __launch_bounds__(Tuning::kPartThreads, Tuning::kPartMinBlocks)
     constexpr unsigned kShift = unsigned(8 * sizeof(K)) - (PASS_B ? 16u : 8u);
     static_assert(BLOCK >= kRadix, "libscan::sort: a thread per digit");
     __shared__ K s_keys[TILE];
-    __shared__ unsigned s_count[kRadix], s_start[kRadix], s_base[kRadix], s_warps[32];
+    __shared__ unsigned s_count[kRadix], s_start[kRadix], s_base[kRadix];
+    __shared__ typename MsdScan<BLOCK>::TempStorage s_scan;
     if (*s.taken == 0u) return;
     const int t = threadIdx.x;
     const unsigned tiles = PASS_B ? s.tile_first[kMsdRows] : (n + TILE - 1) / TILE;
@@ -317,7 +302,7 @@ __global__ void __launch_bounds__(Tuning::kPartThreads, Tuning::kPartMinBlocks)
         }
         __syncthreads();
         const unsigned c = t < kRadix ? s_count[t] : 0u;
-        const unsigned start = msd_block_exclusive<BLOCK>(c, s_warps, nullptr);
+        const unsigned start = msd_block_exclusive<BLOCK>(c, s_scan, nullptr);
         if (t < kRadix) {
             s_start[t] = start;
             if (c) s_base[t] = atomicAdd(&s.cursors[PASS_B ? (row << 8) | unsigned(t) : kMsdBuckets + t], c) - start;
@@ -354,7 +339,7 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
     __shared__ K s_keys[BLOCK * IPT];
     __shared__ unsigned s_count[kRadix];
     __shared__ unsigned s_warp_count[WARPS][kRadix];
-    __shared__ unsigned s_warps[32];
+    __shared__ typename MsdScan<BLOCK>::TempStorage s_scan;
     if (*s.taken == 0u) return;
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     for (unsigned b = blockIdx.x; b < unsigned(kMsdBuckets); b += gridDim.x) {
@@ -383,7 +368,7 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
         __syncthreads();
         {
             const unsigned c = t < kRadix ? s_count[t] : 0u;
-            const unsigned start = msd_block_exclusive<BLOCK>(c, s_warps, nullptr);
+            const unsigned start = msd_block_exclusive<BLOCK>(c, s_scan, nullptr);
             if (t < kRadix) s_count[t] = start;
             __syncthreads();
         }
@@ -432,7 +417,7 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
                         c += x;
                     }
                 }
-                const unsigned start = msd_block_exclusive<BLOCK>(c, s_warps, nullptr);
+                const unsigned start = msd_block_exclusive<BLOCK>(c, s_scan, nullptr);
                 if (t < kRadix) {
 #pragma unroll
                     for (int w = 0; w < WARPS; ++w) s_warp_count[w][t] += start;

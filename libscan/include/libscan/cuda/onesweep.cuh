@@ -234,9 +234,10 @@ constexpr unsigned kTileMarks = kIdentityTile | kFewDigitsTile | kSkipTile;
 // thread 0 marks a pass of few digits (kFewDigitsTile; never both: a pass
 // of one digit has no second); the counters were zeroed before the
 // histogram. skip: null, or the MSD path's flag (HistogramParams::skip):
-// when set, the pass is marked kSkipTile and nothing else is done. A template (of nothing) so that every file including this
-// header may instantiate it: a plain kernel would be defined once per file
-// and not link.
+// when set, the pass is marked kSkipTile and nothing else is done. A
+// template (of nothing) so that every file including this header may
+// instantiate it: a plain kernel would be defined once per file and not
+// link.
 template <int RADIX = kRadix>
 __global__ void __launch_bounds__(RADIX) digit_base_kernel(unsigned long long *hist, unsigned *tile_counters,
                                                             size_t n, const unsigned *skip) {
