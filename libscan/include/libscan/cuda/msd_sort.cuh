@@ -44,7 +44,7 @@
 
 #include "libscan/cuda/block_scan.cuh"
 #include "libscan/cuda/ops.cuh"
-#include "libscan/cuda/onesweep.cuh" // Codec, warp_peers, rank_among
+#include "libscan/cuda/onesweep.cuh" // Codec, warp_peers, peer_leader, rank_in_warp
 #include "libscan/cuda/sort_tuning.cuh"
 
 namespace libscan::sort {
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
         for (int j = 0; j < V; ++j) bs[j] = valid ? bucket(ks[j]) : kNone;
         if (probe_in == 0) {
             const unsigned peers = __match_any_sync(libscan::kFullMask, bs[0]);
-            few = __popc(__ballot_sync(libscan::kFullMask, lane == 31 - __clz(peers))) <= 4;
+            few = __popc(__ballot_sync(libscan::kFullMask, lane == peer_leader(peers))) <= 4;
             probe_in = kProbeEvery;
         }
         --probe_in;
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
 #pragma unroll
             for (int j = 0; j < V; ++j) {
                 const unsigned pj = __match_any_sync(libscan::kFullMask, bs[j]);
-                if (lane == 31 - __clz(pj) && bs[j] != kNone) add(bs[j], unsigned(__popc(pj)));
+                if (lane == peer_leader(pj) && bs[j] != kNone) add(bs[j], unsigned(__popc(pj)));
             }
         } else if (valid) {
 #pragma unroll
@@ -282,13 +282,13 @@ __global__ void __launch_bounds__(Tuning::kPartThreads, Tuning::kPartMinBlocks)
         auto digit_at = [&](int k) { return unsigned(k * BLOCK + t) < valid ? digit(keys[k]) : unsigned(kRadix); };
         // The probe votes (ALU) rather than matches: a match's latency
         // stalls the warp where most warps see many digits.
-        const bool leads = lane == 31 - __clz(warp_peers<kRadixBits + 1>(digit_at(0)));
+        const bool leads = lane == peer_leader(warp_peers<kRadixBits + 1>(digit_at(0)));
         if (__popc(__ballot_sync(libscan::kFullMask, leads)) <= Tuning::kFewDigits) {
 #pragma unroll
             for (int k = 0; k < IPT; ++k) {
                 const unsigned d = digit_at(k);
                 const unsigned peers = __match_any_sync(libscan::kFullMask, d);
-                const int leader = 31 - __clz(peers);
+                const int leader = peer_leader(peers);
                 unsigned before = 0;
                 if (lane == leader && d < unsigned(kRadix)) before = atomicAdd(&s_count[d], unsigned(__popc(peers)));
                 before = __shfl_sync(libscan::kFullMask, before, leader);
@@ -400,11 +400,8 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
                     // warp (later in item order), and is never stored.
                     k1[k] = i < m ? s_keys[i] : K(0);
                 }
-#pragma unroll
-                for (int k = 0; k < IPT; ++k) {
-                    const unsigned d = warp_base + k * 32 + lane < m ? digit1(k1[k]) : 0xffu;
-                    r1[k] = rank_among(d, warp_peers<kRadixBits>(d), s_warp_count[warp], lane);
-                }
+                auto digit_at = [&](int k) { return warp_base + k * 32 + lane < m ? digit1(k1[k]) : 0xffu; };
+                rank_in_warp<kRadixBits, IPT, 0>(digit_at, s_warp_count[warp], lane, r1);
             }
             __syncthreads();
             {
