@@ -44,7 +44,7 @@
 
 #include "libscan/cuda/block_scan.cuh"
 #include "libscan/cuda/ops.cuh"
-#include "libscan/cuda/onesweep.cuh" // Codec, warp_peers, peer_leader, rank_in_warp
+#include "libscan/cuda/onesweep.cuh" // Codec, warp_peers, peer_leader, rank_in_warp, warp offsets
 #include "libscan/cuda/sort_tuning.cuh"
 
 namespace libscan::sort {
@@ -405,20 +405,9 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
             }
             __syncthreads();
             {
-                unsigned c = 0;
-                if (t < kRadix) {
-#pragma unroll
-                    for (int w = 0; w < WARPS; ++w) {
-                        const unsigned x = s_warp_count[w][t];
-                        s_warp_count[w][t] = c;
-                        c += x;
-                    }
-                }
+                const unsigned c = t < kRadix ? warp_offsets_of_digit<WARPS>(s_warp_count, t) : 0u;
                 const unsigned start = msd_block_exclusive<BLOCK>(c, s_scan, nullptr);
-                if (t < kRadix) {
-#pragma unroll
-                    for (int w = 0; w < WARPS; ++w) s_warp_count[w][t] += start;
-                }
+                if (t < kRadix) add_warp_offsets<WARPS>(s_warp_count, t, start);
                 __syncthreads();
             }
             if (warp_base < m) {

@@ -392,6 +392,25 @@ __device__ __forceinline__ void rank_tile_in_warp(const DigitOf &digit_of, unsig
     }
 }
 
+// The warps' counts of digit d (per-warp counters, a row a warp, as
+// rank_in_warp leaves them) become each warp's exclusive offset among the
+// block's warps, in place; returns the block's count of d. Called by the
+// thread of digit d; add_warp_offsets then adds where d starts in the tile.
+template <int WARPS, int N> __device__ __forceinline__ unsigned warp_offsets_of_digit(unsigned (*counts)[N], int d) {
+    unsigned total = 0;
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) {
+        const unsigned c = counts[w][d];
+        counts[w][d] = total;
+        total += c;
+    }
+    return total;
+}
+template <int WARPS, int N> __device__ __forceinline__ void add_warp_offsets(unsigned (*counts)[N], int d, unsigned start) {
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) counts[w][d] += start;
+}
+
 // Ranks for a pass free to order the items of one digit as it likes
 // (pass_kernel's ANY_ORDER: the first pass of a sort of whole keys without
 // values). Every order of a digit's items there leads to the same output:
@@ -672,20 +691,12 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     // and the tile's count of d, published at once for later tiles.
     unsigned tile_count = 0;
     if (t < kRadix) {
-#pragma unroll
-        for (int w = 0; w < kWarps; ++w) {
-            const unsigned c = s_warp_hist[w][t];
-            s_warp_hist[w][t] = tile_count;
-            tile_count += c;
-        }
+        tile_count = warp_offsets_of_digit<kWarps>(s_warp_hist, t);
         p.lookback.publish_count(tile, t, tile_count, at.first);
     }
     unsigned start[1] = {tile_count};
     Scan(s_scan).ExclusiveScan(start, libscan::Sum<unsigned>()); // synchronises the block
-    if (t < kRadix) {
-#pragma unroll
-        for (int w = 0; w < kWarps; ++w) s_warp_hist[w][t] += start[0];
-    }
+    if (t < kRadix) add_warp_offsets<kWarps>(s_warp_hist, t, start[0]);
     __syncthreads();
 
     // Keys to their place in the tile sorted by digit (sharing the buffer
