@@ -13,7 +13,6 @@
 
 #include <atomic>
 #include <climits>
-#include <cstdint>
 
 namespace libscan::sort {
 namespace {
@@ -271,10 +270,8 @@ template <typename K> cudaError_t run_key(const libscan__sort_plan_t &pl, cudaSt
 extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_bytes) {
     using namespace libscan::sort;
     if (count == 0) return 0;
-    const size_t msd_min = key_bytes == 4   ? MsdTuning<4>::kScratchMinKeys
-                           : key_bytes == 8 ? MsdTuning<8>::kScratchMinKeys
-                                            : SIZE_MAX;
-    const size_t msd = value_bytes == 0 && count >= msd_min ? round_up(MsdLayout::kBytes) : 0;
+    const bool msd_keys = (key_bytes == 4 || key_bytes == 8) && value_bytes == 0;
+    const size_t msd = msd_keys && count >= MsdTuningCommon::kScratchMinKeys ? round_up(MsdLayout::kBytes) : 0;
     const size_t onesweep = onesweep_bytes(count, key_bytes, value_bytes) + msd;
     const size_t counting = value_bytes == 0 ? round_up(counting_bytes(key_bytes)) : 0;
     return onesweep > counting ? onesweep : counting;

@@ -193,23 +193,27 @@ struct HistogramTuning {
 // process, u32 keys: 2^26 1.31-1.44x, 2^27 0.99-1.02x, 2^28 0.845x; so the
 // path starts between the last two. kMaxKeys: a bucket of uniform keys then
 // averages 4200 keys, 6 standard deviations under the capacity of 4608.
-template <int KEY_BYTES> struct MsdTuning;
-template <> struct MsdTuning<4> {
+// What both widths share: the histogram's block, the partitions' few-digit
+// probe (a warp whose first items show at most kFewDigits digits ranks by
+// matches, as kAnyOrderFew; not swept), kMaxKeys (set by the local sort's
+// capacity of 4608 keys, the same for both), and kScratchMinKeys: below it
+// the scratch holds no MSD state (1 MB), so that a small sort's temp stays
+// small; the path is never taken there.
+struct MsdTuningCommon {
     static constexpr int kHistThreads = 1024;
+    static constexpr int kFewDigits = 16;
+    static constexpr size_t kMaxKeys = size_t(65536) * 4200;
+    static constexpr size_t kScratchMinKeys = 4096;
+};
+template <int KEY_BYTES> struct MsdTuning;
+template <> struct MsdTuning<4> : MsdTuningCommon {
     static constexpr int kPartThreads = 512;
     static constexpr int kPartItems = 15;
     static constexpr int kPartMinBlocks = 2;
-    // A partition warp whose first items show at most this many digits
-    // ranks by matches (msd_partition_kernel), as kAnyOrderFew; not swept.
-    static constexpr int kFewDigits = 16;
     static constexpr int kLocalThreads = 256;
     static constexpr int kLocalItems = 18;
     static constexpr int kLocalMinBlocks = 3;
     static constexpr size_t kMinKeys = size_t(3) << 26;
-    static constexpr size_t kMaxKeys = size_t(65536) * 4200;
-    // Below this many keys the scratch holds no MSD state (1 MB), so that a
-    // small sort's temp stays small; the path is never taken there.
-    static constexpr size_t kScratchMinKeys = 4096;
 };
 // 8-byte keys: shapes not swept. A tile and a bucket must fit the 48 KB of
 // static shared memory as 8-byte keys: partition 512 x 8 (32 KB), local
@@ -217,18 +221,14 @@ template <> struct MsdTuning<4> {
 // registers, 28 bytes of spills: 18 keys take 36). kMinKeys: against the
 // onesweep passes, same process, u64 keys (bench/results/
 // 2026-11-29-h200-61c254f): 2^26 1.59x, 2^27 0.996x, 2^28 0.761x.
-template <> struct MsdTuning<8> {
-    static constexpr int kHistThreads = 1024;
+template <> struct MsdTuning<8> : MsdTuningCommon {
     static constexpr int kPartThreads = 512;
     static constexpr int kPartItems = 8;
     static constexpr int kPartMinBlocks = 2;
-    static constexpr int kFewDigits = 16;
     static constexpr int kLocalThreads = 256;
     static constexpr int kLocalItems = 18;
     static constexpr int kLocalMinBlocks = 2;
     static constexpr size_t kMinKeys = size_t(3) << 26;
-    static constexpr size_t kMaxKeys = size_t(65536) * 4200;
-    static constexpr size_t kScratchMinKeys = 4096;
 };
 
 // The counting sort of 8- and 16-bit keys without values (counting_sort.cuh).
