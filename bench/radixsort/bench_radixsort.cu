@@ -120,10 +120,11 @@ bool g_with_baseline = false; // --baseline
 //   8/16-bit keys, no values, from CountingTuning::min_keys() on: the
 //     counting sort reads the keys once (16-bit: twice, one half of the
 //     counters per read) and writes them once;
-//   4- and 8-byte keys, no values, in MsdTuning's sizes: the MSD path reads
-//     the keys once to count them, then reads and writes them three times
-//     (msd_sort.cuh; the sizes where it is tried, whatever the device then
-//     decides for the keys at hand);
+//   4- and 8-byte keys, no values, in MsdTuning's sizes, and 4-byte keys
+//     with 4-byte values in MsdPairsTuning's: the MSD path reads the keys
+//     once to count them, then reads and writes keys (and values) three
+//     times (msd_sort.cuh; the sizes where it is tried, whatever the device
+//     then decides for the keys at hand);
 //   otherwise one histogram read of the keys, then per 8-bit pass a read and
 //     a write of keys and values.
 double floor_bytes_per_key(size_t n, size_t key_bytes, size_t value_bytes) {
@@ -134,6 +135,9 @@ double floor_bytes_per_key(size_t n, size_t key_bytes, size_t value_bytes) {
     if (key_bytes == 8 && value_bytes == 0 && n >= libscan::sort::MsdTuning<8>::kMinKeys &&
         n <= libscan::sort::MsdTuning<8>::kMaxKeys)
         return 8.0 + 3.0 * 16.0;
+    if (key_bytes == 4 && value_bytes == 4 && n >= libscan::sort::MsdPairsTuning::kMinKeys &&
+        n <= libscan::sort::MsdPairsTuning::kMaxKeys)
+        return 4.0 + 3.0 * 16.0;
     const double passes = double(key_bytes); // 8-bit digits
     return double(key_bytes) + passes * 2.0 * double(key_bytes + value_bytes);
 }
@@ -544,10 +548,11 @@ int main(int argc, char **argv) {
                 g_with_baseline ? " and the baseline" : "");
     std::printf("Caller-temp calls. Floor: the bytes libscan's method moves per key (8-bit keys without values, "
                 "and 16-bit ones from 2^24: the counting sort, 8-bit keys read once and written once = 2 B, 16-bit keys read twice and "
-                "written once = 6 B; 4- and 8-byte keys without values in the MSD path's sizes (sort_tuning.cuh, MsdTuning): one read "
-                "to count and three moves = 28 B (u32), 56 B (u64); every other row: one histogram read of the keys, then per 8-bit pass one read "
+                "written once = 6 B; 4- and 8-byte keys without values and 4-byte keys with 4-byte values in the MSD path's sizes "
+                "(sort_tuning.cuh, MsdTuning, MsdPairsTuning): one read to count and three moves = 28 B (u32), 56 B (u64), 52 B "
+                "(u32/u32 pairs); every other row: one histogram read of the keys, then per 8-bit pass one read "
                 "and one write of key and value, e.g. u32 keys 4 + 4 x 8 = 36 B, u64 keys 8 + 8 x 16 = 136 B, "
-                "u32/u32 pairs 4 + 4 x 16 = 68 B) at the copy rate of the memcpy column (2 x its bytes per "
+                "u32/u64 pairs 4 + 4 x 24 = 100 B) at the copy rate of the memcpy column (2 x its bytes per "
                 "second). fraction = floor time / caller temp. #23: caller temp / best CUB against the issue's "
                 "bound at 2^28.%s\n\n",
                 g_with_baseline ? " baseline: the same call down the onesweep passes, every pass in order (libscan__sort_force_path(3)); "

@@ -23,7 +23,7 @@ enum { MODE_OUT_OF_PLACE, MODE_DOUBLE_BUFFER, MODE_ARGSORT };
 void libscan__sort_force_path(int path);
 enum { PATH_AUTO = 0, PATH_STABLE = 3, PATH_MSD = 4 };
 /* sort_internal.h: where the MSD path's decision lies in a sort's temp. */
-size_t libscan__sort_msd_taken_offset(size_t count, size_t key_bytes);
+size_t libscan__sort_msd_taken_offset(size_t count, size_t key_bytes, size_t value_bytes);
 
 static void *dmalloc(size_t bytes) {
     void *p = NULL;
@@ -510,7 +510,7 @@ static int msd_u32_case(const uint32_t *keys, size_t n, size_t shift, int mode) 
     for (size_t i = 0; i < n; ++i)
         if (got[i] != want[i]) TFAIL("u32 sort of %zu keys: [%zu] = %u, want %u", n, i, got[i], want[i]);
     unsigned taken = 0;
-    CUDA_CHECK(cudaMemcpy(&taken, (char *)o.d_temp + libscan__sort_msd_taken_offset(n, 4), 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&taken, (char *)o.d_temp + libscan__sort_msd_taken_offset(n, 4, 0), 4, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(o.d_temp));
     CUDA_CHECK(cudaFree(dk));
     CUDA_CHECK(cudaFree(dk1));
@@ -571,6 +571,119 @@ static void test_msd_path(void **state) {
     for (size_t i = 0; i < big; ++i) keys[i] = rng_u32(&r);
     if (!msd_u32_case(keys, big, 0, MODE_OUT_OF_PLACE)) TFAIL("%zu uniform keys: MSD not taken", big);
     free(keys);
+    libscan__sort_force_path(PATH_AUTO);
+}
+
+/* A key and where it came from: the stable order is (key, index). */
+typedef struct {
+    uint32_t key, index;
+} keyed_t;
+static int cmp_keyed(const void *a, const void *b) {
+    const keyed_t *x = a, *y = b;
+    if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* One u32/u32 pairs sort with caller temp: out of place with `vals`, or an
+ * argsort (vals NULL: the values are the indices); checks keys and values
+ * against the stable order (qsort by key, then index) and returns the MSD
+ * path's decision read from the temp. */
+static int msd_pairs_case(const uint32_t *keys, const uint32_t *vals, size_t n) {
+    keyed_t *want = malloc(n * sizeof(keyed_t));
+    uint32_t *got = malloc(n * 4), *gotv = malloc(n * 4);
+    for (size_t i = 0; i < n; ++i) want[i] = (keyed_t){keys[i], (uint32_t)i};
+    qsort(want, n, sizeof(keyed_t), cmp_keyed);
+    uint32_t *dk = dmalloc(n * 4), *dk1 = dmalloc(n * 4), *dv = dmalloc(n * 4), *dv1 = dmalloc(n * 4);
+    CUDA_CHECK(cudaMemcpy(dk, keys, n * 4, cudaMemcpyHostToDevice));
+    if (vals) CUDA_CHECK(cudaMemcpy(dv, vals, n * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(dk1, 0xAB, n * 4));
+    CUDA_CHECK(cudaMemset(dv1, 0xAB, n * 4));
+    libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
+    LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(n, LIBSCAN_U32, 4, vals ? LIBSCAN_SORT_OUT_OF_PLACE : LIBSCAN_SORT_ARGSORT,
+                                                       &o.temp_bytes));
+    o.d_temp = dmalloc(o.temp_bytes);
+    CUDA_CHECK(cudaMemset(o.d_temp, 0xAB, o.temp_bytes));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (vals) LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort(dk, dk1, dv, dv1, n, LIBSCAN_U32, 4, &o, 0));
+    else LS_EXPECT(LIBSCAN_SUCCESS, libscan_argsort(dk, dk1, dv1, n, LIBSCAN_U32, 4, &o, 0));
+    CUDA_SYNC();
+    CUDA_CHECK(cudaMemcpy(got, dk1, n * 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(gotv, dv1, n * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t v = vals ? vals[want[i].index] : want[i].index;
+        if (got[i] != want[i].key || gotv[i] != v)
+            TFAIL("u32/u32 %s of %zu pairs: [%zu] = (%u, %u), want (%u, %u)", vals ? "sort" : "argsort", n, i, got[i],
+                  gotv[i], want[i].key, v);
+    }
+    unsigned taken = 0;
+    CUDA_CHECK(cudaMemcpy(&taken, (char *)o.d_temp + libscan__sort_msd_taken_offset(n, 4, 4), 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(o.d_temp));
+    CUDA_CHECK(cudaFree(dk));
+    CUDA_CHECK(cudaFree(dk1));
+    CUDA_CHECK(cudaFree(dv));
+    CUDA_CHECK(cudaFree(dv1));
+    free(want);
+    free(got);
+    free(gotv);
+    return (int)taken;
+}
+
+/* The stable MSD path of 4-byte keys with 4-byte values (msd_sort.cuh;
+ * forced): u32, i32 and f32 keys with random values and as argsorts, both
+ * directions, out of place and double buffer, equal to the stable
+ * reference on distributions it sorts and on those it hands to the passes.
+ * Hand-made u32 cases: keys with many equals in small buckets (the
+ * stability of every move); a bucket of exactly 4577 pairs taken and one of
+ * 4578 not (the block's 4608 less 31 keys of slack); pairs in every
+ * bucket; 2^24 uniform pairs and argsort. */
+static void test_msd_pairs_path(void **state) {
+    (void)state;
+    test_require_gpu();
+    const libscan_dtype_t keys4[3] = {LIBSCAN_U32, LIBSCAN_I32, LIBSCAN_F32};
+    const ref_dist_t dists[6] = {DIST_UNIFORM, DIST_SORTED, DIST_FLOAT_SPECIALS,
+                                 DIST_LOW_BYTE, DIST_SIXTEEN_DISTINCT, DIST_ALL_EQUAL};
+    const size_t sizes[3] = {4095, 4099, ((size_t)1 << 20) + 7};
+    uint64_t idx = 9950;
+    libscan__sort_force_path(PATH_MSD);
+    for (int k = 0; k < 3; ++k)
+        for (int d = 0; d < 6; ++d)
+            for (int z = 0; z < 3; ++z) {
+                gpu_case(keys4[k], dists[d], (int)(idx & 1), 4, test_capped_n(sizes[z], 1), 0, 0, (int)(idx % 3), 1,
+                         idx);
+                ++idx;
+            }
+
+    rng_t r;
+    rng_init(&r, "msd-pairs", 0);
+    const size_t big = test_capped_n((size_t)1 << 24, 1), equal = test_capped_n(((size_t)1 << 20) + 3, 1);
+    size_t room = big > 3 * 65536 ? big : 3 * 65536;
+    if (equal > room) room = equal;
+    uint32_t *keys = malloc(room * 4), *vals = malloc(room * 4);
+    assert_non_null(keys);
+    assert_non_null(vals);
+    for (size_t i = 0; i < room; ++i) vals[i] = rng_u32(&r);
+    /* Top 16 bits uniform, low 16 bits one of 3: ~16 pairs a bucket, most of them equal keys. */
+    {
+        const size_t n = equal;
+        for (size_t i = 0; i < n; ++i) keys[i] = (rng_u32(&r) & 0xffff0000u) | (rng_u32(&r) % 3u * 0x5555u);
+        if (!msd_pairs_case(keys, vals, n)) TFAIL("equal keys in small buckets: MSD not taken");
+        if (!msd_pairs_case(keys, NULL, n)) TFAIL("equal keys in small buckets, argsort: MSD not taken");
+    }
+    /* The local sort's block holds 4608 pairs, less 31 for the keys it may read before a bucket. */
+    for (int extra = 0; extra < 2; ++extra) {
+        const size_t n = 4577 + (size_t)extra + 1000;
+        for (size_t i = 0; i < n; ++i)
+            keys[i] = i < 4577u + (size_t)extra ? 0x12340000u | (rng_u32(&r) & 0xffu) : rng_u32(&r) | 0x80000000u;
+        const int taken = msd_pairs_case(keys, vals, n);
+        if (taken != !extra) TFAIL("a bucket of %d pairs: MSD taken = %d", 4577 + extra, taken);
+    }
+    for (size_t i = 0; i < 3 * 65536; ++i) keys[i] = ((uint32_t)(i % 65536) << 16) | (rng_u32(&r) & 0xffffu);
+    if (!msd_pairs_case(keys, vals, 3 * 65536)) TFAIL("3 pairs in every bucket: MSD not taken");
+    for (size_t i = 0; i < big; ++i) keys[i] = rng_u32(&r);
+    if (!msd_pairs_case(keys, vals, big)) TFAIL("%zu uniform pairs: MSD not taken", big);
+    if (!msd_pairs_case(keys, NULL, big)) TFAIL("%zu uniform pairs, argsort: MSD not taken", big);
+    free(keys);
+    free(vals);
     libscan__sort_force_path(PATH_AUTO);
 }
 
@@ -688,6 +801,7 @@ int main(void) {
         cmocka_unit_test(test_nothing_to_order_uses_no_temp),
         cmocka_unit_test(test_any_order_first_pass),
         cmocka_unit_test(test_msd_path),
+        cmocka_unit_test(test_msd_pairs_path),
         cmocka_unit_test(test_2pow28_u32_pairs),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

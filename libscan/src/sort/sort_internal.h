@@ -49,8 +49,9 @@ size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_
  * STABLE: always the passes, every one keeping the order of equal digits:
  * the path before the counting sort and the any-order first pass
  * (bench_radixsort --baseline). MSD: the MSD path (msd_sort.cuh) wherever
- * it applies (4- and 8-byte keys without values over the whole key),
- * whatever the size; AUTO takes it in MsdTuning's sizes only. Not for library callers:
+ * it applies (over the whole key: 4- and 8-byte keys without values, and
+ * 4-byte keys with 4-byte values, its stable form), whatever the size;
+ * AUTO takes it in MsdTuning's and MsdPairsTuning's sizes only. Not for library callers:
  * the setting is process-wide. */
 enum {
     LIBSCAN__SORT_PATH_AUTO = 0,
@@ -62,10 +63,11 @@ enum {
 void libscan__sort_force_path(int path);
 
 /* Tests only: the byte offset, inside the scratch of a sort of `count`
- * key_bytes-byte keys (4 or 8) without values, of the MSD path's decision
- * (msd_sort.cuh's MsdState::taken: 1 when it sorted, 0 when the passes
- * did), valid after a sort that launched it. */
-size_t libscan__sort_msd_taken_offset(size_t count, size_t key_bytes);
+ * key_bytes-byte keys with value_bytes-byte values (4- or 8-byte keys
+ * without values, 4-byte keys with 4-byte values), of the MSD path's
+ * decision (msd_sort.cuh's MsdState::taken: 1 when it sorted, 0 when the
+ * passes did), valid after a sort that launched it. */
+size_t libscan__sort_msd_taken_offset(size_t count, size_t key_bytes, size_t value_bytes);
 
 /* Whether the first pass of a sort (or of each segment's sort) may order
  * the keys of one digit as it likes (onesweep.cuh's ANY_ORDER): keys without

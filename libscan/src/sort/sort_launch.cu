@@ -2,9 +2,9 @@
 // upfront histogram, its scan, then one pass kernel per 8 bits, ping-ponging
 // between the plan's buffers; or, for 8- and 16-bit keys without values over
 // the whole key, the counting sort (counting_sort.cuh); for 4- and 8-byte
-// keys without values over the whole key, the MSD path (msd_sort.cuh) ahead
-// of the passes, one of the two sorting as the device decides. No allocation,
-// no synchronisation.
+// keys without values and 4-byte keys with 4-byte values over the whole
+// key, the MSD path (msd_sort.cuh) ahead of the passes, one of the two
+// sorting as the device decides. No allocation, no synchronisation.
 #include "sort_internal.h"
 #include "sort_codec.cuh"
 #include "libscan/cuda/counting_sort.cuh"
@@ -22,11 +22,22 @@ constexpr size_t kHistBytes = size_t(kMaxPasses) * kRadix * sizeof(unsigned long
 
 size_t round_up(size_t x) { return (x + 255) / 256 * 256; }
 
+// Whether a sort of count keys may take the MSD path, by its sizes alone:
+// 4- and 8-byte keys without values, 4-byte keys with 4-byte values (the
+// stable path), from MsdTuningCommon::kScratchMinKeys on. Such a sort's
+// scratch holds the path's state.
+bool msd_scratch(size_t count, size_t key_bytes, size_t value_bytes) {
+    const bool shape = ((key_bytes == 4 || key_bytes == 8) && value_bytes == 0) || (key_bytes == 4 && value_bytes == 4);
+    return shape && count >= MsdTuningCommon::kScratchMinKeys;
+}
+
 // The passes' scratch: tile counters, histograms, look-back words. The MSD
-// path's state (4- and 8-byte keys without values) lies after it.
+// path's state lies after it; the stable MSD path's pass B looks back over
+// the same words, with up to one more tile per top-byte row.
 size_t onesweep_bytes(size_t count, size_t key_bytes, size_t value_bytes) {
     const size_t tile = pass_tile(key_bytes, value_bytes);
-    const size_t tiles = (count + tile - 1) / tile;
+    const size_t extra = value_bytes && msd_scratch(count, key_bytes, value_bytes) ? size_t(kMsdRows) : 0;
+    const size_t tiles = (count + tile - 1) / tile + extra;
     return kCounterBytes + kHistBytes + round_up(tiles * kRadix * status_word_bytes(count));
 }
 
@@ -41,8 +52,11 @@ size_t counting_bytes(size_t key_bytes) {
     return key_bytes <= 2 ? ((size_t(1) << (8 * key_bytes)) + 1) * sizeof(unsigned long long) : 0;
 }
 
+// Enqueues the passes from `first` on (the stable MSD path's launches,
+// run_msd_pairs, stand for those before it). Every pass but the plan's
+// first zeroes the look-back words before it starts.
 template <typename K, typename V, typename W>
-cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, char *scratch, int sms,
+cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, char *scratch, int first, int sms,
                        cudaStream_t stream) {
     constexpr size_t kValueBytes = std::is_same<V, NoValues>::value ? 0 : sizeof(V);
     using Tuning = PassTuning<pass_width(sizeof(K), kValueBytes), (kValueBytes > 0)>;
@@ -58,10 +72,14 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
     W *status = reinterpret_cast<W *>(scratch + kCounterBytes + kHistBytes);
     const size_t status_bytes = DigitLookback<W, kRadix>::bytes(tiles);
 
-    const K *src = static_cast<const K *>(pl.keys_in);
-    const V *vsrc = static_cast<const V *>(pl.values_in);
-    for (int pass = 0; pass < pl.passes; ++pass) {
-        const bool to_out = ((pl.passes - 1 - pass) % 2) == 0;
+    // Pass p writes out when passes - 1 - p is even, else alt.
+    auto writes_out = [&](int pass) { return ((pl.passes - 1 - pass) % 2) == 0; };
+    const K *src = static_cast<const K *>(first == 0 ? pl.keys_in : writes_out(first - 1) ? pl.keys_out : pl.keys_alt);
+    const V *vsrc = static_cast<const V *>(first == 0      ? pl.values_in
+                                           : writes_out(first - 1) ? pl.values_out
+                                                                   : pl.values_alt);
+    for (int pass = first; pass < pl.passes; ++pass) {
+        const bool to_out = writes_out(pass);
         K *dst = static_cast<K *>(to_out ? pl.keys_out : pl.keys_alt);
         V *vdst = static_cast<V *>(to_out ? pl.values_out : pl.values_alt);
         if (pass > 0) {
@@ -122,51 +140,128 @@ template <typename K> cudaError_t allow_count_shared(int device) {
 }
 
 // Whether the plan launches the MSD path (msd_sort.cuh) ahead of the
-// passes: 4- or 8-byte keys without values over the whole key (the rule of
-// libscan__sort_any_order_first_pass), fewer than 2^32 of them (its
-// offsets are 32-bit) and at least MsdTuning's kScratchMinKeys (below, the
-// scratch holds no MSD state); automatically in MsdTuning's sizes, or
-// wherever it applies when forced (tests). The device then decides which
-// of the two sorts.
-template <int KEY_BYTES> bool msd_in_range(const libscan__sort_plan_t &pl, int path) {
-    using Tuning = MsdTuning<KEY_BYTES>;
-    if (pl.count < Tuning::kScratchMinKeys || pl.count > (size_t(1) << 32) - (size_t(1) << 16)) return false;
-    return path == LIBSCAN__SORT_PATH_MSD || (pl.count >= Tuning::kMinKeys && pl.count <= Tuning::kMaxKeys);
-}
+// passes: a sort over the whole key of 4- or 8-byte keys without values
+// (the rule of libscan__sort_any_order_first_pass) or of 4-byte keys with
+// 4-byte values (the stable path), fewer than 2^32 of them (its offsets
+// are 32-bit) and with the path's state in the scratch (msd_scratch);
+// automatically in its tuning's sizes, or wherever it applies when forced
+// (tests). The device then decides which of the two sorts.
 bool takes_msd(const libscan__sort_plan_t &pl) {
     const size_t ks = libscan__sort_key_bytes(pl.key);
     const int path = g_path.load(std::memory_order_relaxed);
-    const bool eligible = pl.value_bytes == 0 && pl.begin_bit == 0 && pl.end_bit == 8 * ks;
+    const bool eligible = pl.begin_bit == 0 && pl.end_bit == 8 * ks && msd_scratch(pl.count, ks, pl.value_bytes) &&
+                          pl.count <= (size_t(1) << 32) - (size_t(1) << 16);
     if (!eligible || path == LIBSCAN__SORT_PATH_ONESWEEP || path == LIBSCAN__SORT_PATH_STABLE) return false;
-    return ks == 4 ? msd_in_range<4>(pl, path) : ks == 8 ? msd_in_range<8>(pl, path) : false;
+    if (path == LIBSCAN__SORT_PATH_MSD) return true;
+    const size_t lo = pl.value_bytes ? MsdPairsTuning::kMinKeys : ks == 4 ? MsdTuning<4>::kMinKeys : MsdTuning<8>::kMinKeys;
+    return pl.count >= lo && pl.count <= MsdTuningCommon::kMaxKeys;
 }
 
-// Enqueues the MSD path: keys_in -> keys_alt -> keys_out, then keys_out in
-// place. Its kernels return at once where the device finds a bucket too
-// large (MsdState::taken stays 0), and the passes enqueued after them sort.
-template <typename K>
-cudaError_t run_msd(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st, int device, int sms,
-                    cudaStream_t stream) {
-    using Tuning = MsdTuning<int(sizeof(K))>;
+// The MSD path's first steps, the same for both of its forms: the counts of
+// the top 16 bits, where each bucket and row starts, pass B's tiles (TILE
+// keys each) and the decision (a bucket over CAPACITY keys: not taken).
+template <typename K, int CAPACITY, int TILE>
+cudaError_t msd_count(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st, int device, int sms,
+                      cudaStream_t stream) {
     constexpr size_t kHistShared = size_t(kMsdBuckets) / 2 * sizeof(unsigned);
-    constexpr int kPartTile = Tuning::kPartThreads * Tuning::kPartItems;
-    constexpr int kCapacity = Tuning::kLocalThreads * Tuning::kLocalItems;
     static std::atomic<unsigned long long> done{0};
     cudaError_t e = allow_shared(msd_hist_kernel<K>, kHistShared, done, device);
     if (e == cudaSuccess) e = cudaMemsetAsync(st.hist, 0, MsdLayout::kBytes, stream);
     if (e != cudaSuccess) return e;
+    msd_hist_kernel<K><<<unsigned(sms), MsdTuningCommon::kHistThreads, kHistShared, stream>>>(
+        static_cast<const K *>(pl.keys_in), pl.count, codec, st.hist, st.lsd_hist);
+    msd_row_scan_kernel<CAPACITY><<<kMsdRows, 256, 0, stream>>>(st);
+    msd_rows_kernel<TILE><<<1, 256, 0, stream>>>(st);
+    msd_offsets_kernel<<<kMsdRows, 256, 0, stream>>>(st, static_cast<unsigned>(pl.count));
+    return cudaGetLastError();
+}
+
+// The MSD path's counts for a plan (msd_count with the form's capacity and
+// pass B tile).
+template <typename K, typename V>
+cudaError_t msd_count_for(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st, int device,
+                          int sms, cudaStream_t stream) {
+    if constexpr (std::is_same<V, NoValues>::value) {
+        using Tuning = MsdTuning<int(sizeof(K))>;
+        return msd_count<K, Tuning::kLocalThreads * Tuning::kLocalItems, Tuning::kPartThreads * Tuning::kPartItems>(
+            pl, codec, st, device, sms, stream);
+    } else {
+        using Tuning = MsdPairsTuning;
+        using Shape = PassTuning<4, true>;
+        return msd_count<K, Tuning::kLocalThreads * Tuning::kLocalItems - Tuning::kLocalSlack,
+                         Shape::kBlockThreads * Shape::kItemsPerThread>(pl, codec, st, device, sms, stream);
+    }
+}
+
+// Enqueues the MSD path's moves, after msd_count: keys_in -> keys_alt ->
+// keys_out, then keys_out in place. Its kernels return at once where the
+// device found a bucket too large (MsdState::taken stays 0), and the
+// passes enqueued after them sort.
+template <typename K>
+cudaError_t run_msd(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st, cudaStream_t stream) {
+    using Tuning = MsdTuning<int(sizeof(K))>;
+    constexpr int kPartTile = Tuning::kPartThreads * Tuning::kPartItems;
     const unsigned n = static_cast<unsigned>(pl.count);
     const K *in = static_cast<const K *>(pl.keys_in);
     K *alt = static_cast<K *>(pl.keys_alt), *out = static_cast<K *>(pl.keys_out);
-    msd_hist_kernel<K><<<unsigned(sms), Tuning::kHistThreads, kHistShared, stream>>>(in, pl.count, codec, st.hist);
-    msd_row_scan_kernel<kCapacity><<<kMsdRows, 256, 0, stream>>>(st);
-    msd_rows_kernel<kPartTile><<<1, 256, 0, stream>>>(st);
-    msd_offsets_kernel<<<kMsdRows, 256, 0, stream>>>(st, n);
     const unsigned tiles = static_cast<unsigned>((pl.count + kPartTile - 1) / kPartTile);
     msd_partition_kernel<K, false><<<tiles, Tuning::kPartThreads, 0, stream>>>(in, alt, n, codec, st);
     // Pass B's tiles never straddle two rows: at most one more per row.
     msd_partition_kernel<K, true><<<tiles + kMsdRows, Tuning::kPartThreads, 0, stream>>>(alt, out, n, codec, st);
     msd_local_kernel<K><<<kMsdBuckets, Tuning::kLocalThreads, 0, stream>>>(out, codec, st);
+    return cudaGetLastError();
+}
+
+// Enqueues the stable MSD path's moves (4-byte keys with 4-byte values),
+// after msd_count and digit_base_kernel: keys and values in -> alt (pass
+// A, by the top byte) -> out (pass B, by the second byte inside each row),
+// then out in place; the value of key i is i in an argsort. Passes A and B
+// are launched as the onesweep passes' first two (msd_sort.cuh), on their
+// tile counters and look-back words (`status`, zeroed before the call and
+// again here before pass B, for one more tile per row); when the path is
+// not taken they are those passes, and the passes from the third on follow.
+template <typename K, typename V, typename W>
+cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st,
+                          const unsigned long long *hist, unsigned *counters, W *status, cudaStream_t stream) {
+    using Shape = PassTuning<4, true>;
+    constexpr int kTile = Shape::kBlockThreads * Shape::kItemsPerThread;
+    const size_t tiles = (pl.count + kTile - 1) / kTile;
+    K *alt = static_cast<K *>(pl.keys_alt), *out = static_cast<K *>(pl.keys_out);
+    V *valt = static_cast<V *>(pl.values_alt), *vout = static_cast<V *>(pl.values_out);
+    cudaError_t e;
+    msd_pass_digits_kernel<K, kTile><<<1, 256, 0, stream>>>(st, hist, static_cast<unsigned>(pl.count));
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+
+    PassParams<K, V, W, MsdFlatTiles> a;
+    a.keys_in = static_cast<const K *>(pl.keys_in);
+    a.keys_out = alt;
+    a.values_in = static_cast<const V *>(pl.values_in);
+    a.values_out = valt;
+    a.iota_values = pl.iota_values != 0;
+    a.tiles = MsdFlatTiles{{pl.count, st.row_start}, st.pass_shift};
+    a.digit = Digit<K>{codec, 0u, 0xffu}; // the shift comes from the device
+    a.tile_counter = counters;
+    a.lookback = DigitLookback<W, kRadix>{status};
+    launch_pass<K, V, W, Shape>(a, static_cast<unsigned>(tiles), false, stream);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+
+    // Pass B's tiles never straddle two rows: at most one more per row.
+    if ((e = cudaMemsetAsync(status, 0, DigitLookback<W, kRadix>::bytes(tiles + kMsdRows), stream)) != cudaSuccess)
+        return e;
+    PassParams<K, V, W, MsdBucketTiles> b;
+    b.keys_in = alt;
+    b.keys_out = out;
+    b.values_in = valt;
+    b.values_out = vout;
+    b.iota_values = false;
+    b.tiles = MsdBucketTiles{st.offsets, st.tile_first, st.pass_shift + 1};
+    b.digit = Digit<K>{codec, 0u, 0xffu};
+    b.tile_counter = counters + 1;
+    b.lookback = DigitLookback<W, kRadix>{status};
+    launch_pass<K, V, W, Shape>(b, static_cast<unsigned>(tiles + kMsdRows), false, stream);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+
+    msd_local_pairs_kernel<K, V><<<kMsdBuckets, MsdPairsTuning::kLocalThreads, 0, stream>>>(out, vout, codec, st);
     return cudaGetLastError();
 }
 
@@ -221,38 +316,62 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
     const size_t tiles = (n + pass_tile(sizeof(K), vbytes) - 1) / pass_tile(sizeof(K), vbytes);
     const size_t wbytes = status_word_bytes(n);
     const Codec<K> codec = make_codec<K>(pl.key, pl.descending != 0);
-    const unsigned *msd_taken = nullptr; // the passes' skip flag
-    if constexpr ((sizeof(K) == 4 || sizeof(K) == 8) && std::is_same<V, NoValues>::value) {
-        if (takes_msd(pl)) {
-            const MsdState st = msd_state_at(scratch + onesweep_bytes(n, sizeof(K), vbytes));
-            if ((e = run_msd<K>(pl, codec, st, device, sms, stream)) != cudaSuccess) return e;
-            msd_taken = st.taken;
-        }
-    }
-    // Counters, histograms and the first pass's look-back words in one memset.
+    // Counters, histograms and the first pass's look-back words in one
+    // memset, before the MSD path: with 4-byte keys, its histogram kernel
+    // counts the passes' digits too (MsdState::lsd_hist), so that the keys
+    // are read once to count whichever path sorts.
     e = cudaMemsetAsync(scratch, 0, kCounterBytes + kHistBytes + tiles * kRadix * wbytes, stream);
     if (e != cudaSuccess) return e;
+    unsigned *counters = reinterpret_cast<unsigned *>(scratch);
+    unsigned long long *hist = reinterpret_cast<unsigned long long *>(scratch + kCounterBytes);
+    void *status = scratch + kCounterBytes + kHistBytes;
+    constexpr bool kMsdKeys = (sizeof(K) == 4 || sizeof(K) == 8) && std::is_same<V, NoValues>::value;
+    constexpr bool kMsdPairs = sizeof(K) == 4 && sizeof(V) == 4;
+    bool msd = false;
+    MsdState st{};
+    if constexpr (kMsdKeys || kMsdPairs) {
+        if ((msd = takes_msd(pl))) {
+            st = msd_state_at(scratch + onesweep_bytes(n, sizeof(K), vbytes));
+            if constexpr (sizeof(K) == 4) st.lsd_hist = hist;
+            if ((e = msd_count_for<K, V>(pl, codec, st, device, sms, stream)) != cudaSuccess) return e;
+        }
+    }
+    const unsigned *msd_taken = msd ? st.taken : nullptr; // the passes' skip flag
+    // The passes the stable MSD path's launches run when it is not taken.
+    const int msd_passes = msd && kMsdPairs ? 2 : 0;
 
-    HistogramParams<K> hp;
-    hp.keys = static_cast<const K *>(pl.keys_in);
-    hp.n = n;
-    hp.codec = codec;
-    hp.first_shift = pl.begin_bit;
-    hp.end_bit = pl.end_bit;
-    hp.passes = pl.passes;
-    hp.hist = reinterpret_cast<unsigned long long *>(scratch + kCounterBytes);
-    hp.skip = msd_taken;
-    histogram_kernel<K, HistogramTuning>
-        <<<histogram_blocks<HistogramTuning>(n, sms), HistogramTuning::kBlockThreads, 0, stream>>>(hp);
-    e = cudaGetLastError();
-    if (e != cudaSuccess) return e;
-    digit_base_kernel<><<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(
-        hp.hist, reinterpret_cast<unsigned *>(scratch), n, msd_taken);
-    e = cudaGetLastError();
-    if (e != cudaSuccess) return e;
+    if (!msd || st.lsd_hist == nullptr) {
+        HistogramParams<K> hp;
+        hp.keys = static_cast<const K *>(pl.keys_in);
+        hp.n = n;
+        hp.codec = codec;
+        hp.first_shift = pl.begin_bit;
+        hp.end_bit = pl.end_bit;
+        hp.passes = pl.passes;
+        hp.hist = hist;
+        hp.skip = msd_taken;
+        histogram_kernel<K, HistogramTuning>
+            <<<histogram_blocks<HistogramTuning>(n, sms), HistogramTuning::kBlockThreads, 0, stream>>>(hp);
+        if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    }
+    digit_base_kernel<><<<static_cast<unsigned>(pl.passes), kRadix, 0, stream>>>(hist, counters, n, msd_taken,
+                                                                                 msd_passes);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
 
-    if (wbytes == sizeof(unsigned)) return run_passes<K, V, unsigned>(pl, codec, scratch, sms, stream);
-    return run_passes<K, V, unsigned long long>(pl, codec, scratch, sms, stream);
+    if (msd) { // (not for other key and value widths: kMsdKeys, kMsdPairs)
+        if constexpr (kMsdPairs) {
+            e = wbytes == sizeof(unsigned)
+                    ? run_msd_pairs<K, V>(pl, codec, st, hist, counters, static_cast<unsigned *>(status), stream)
+                    : run_msd_pairs<K, V>(pl, codec, st, hist, counters, static_cast<unsigned long long *>(status),
+                                          stream);
+        } else if constexpr (kMsdKeys) {
+            e = run_msd<K>(pl, codec, st, stream);
+        }
+        if (e != cudaSuccess) return e;
+    }
+
+    if (wbytes == sizeof(unsigned)) return run_passes<K, V, unsigned>(pl, codec, scratch, msd_passes, sms, stream);
+    return run_passes<K, V, unsigned long long>(pl, codec, scratch, msd_passes, sms, stream);
 }
 
 template <typename K> cudaError_t run_key(const libscan__sort_plan_t &pl, cudaStream_t stream) {
@@ -270,8 +389,7 @@ template <typename K> cudaError_t run_key(const libscan__sort_plan_t &pl, cudaSt
 extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_bytes) {
     using namespace libscan::sort;
     if (count == 0) return 0;
-    const bool msd_keys = (key_bytes == 4 || key_bytes == 8) && value_bytes == 0;
-    const size_t msd = msd_keys && count >= MsdTuningCommon::kScratchMinKeys ? round_up(MsdLayout::kBytes) : 0;
+    const size_t msd = msd_scratch(count, key_bytes, value_bytes) ? round_up(MsdLayout::kBytes) : 0;
     const size_t onesweep = onesweep_bytes(count, key_bytes, value_bytes) + msd;
     const size_t counting = value_bytes == 0 ? round_up(counting_bytes(key_bytes)) : 0;
     return onesweep > counting ? onesweep : counting;
@@ -279,9 +397,9 @@ extern "C" size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, si
 
 extern "C" void libscan__sort_force_path(int path) { libscan::sort::g_path.store(path); }
 
-extern "C" size_t libscan__sort_msd_taken_offset(size_t count, size_t key_bytes) {
+extern "C" size_t libscan__sort_msd_taken_offset(size_t count, size_t key_bytes, size_t value_bytes) {
     using namespace libscan::sort;
-    return onesweep_bytes(count, key_bytes, 0) + (MsdLayout::kFlags + 1) * sizeof(unsigned);
+    return onesweep_bytes(count, key_bytes, value_bytes) + (MsdLayout::kFlags + 1) * sizeof(unsigned);
 }
 
 extern "C" int libscan__sort_any_order_first_pass(size_t key_bytes, size_t value_bytes, unsigned begin_bit,

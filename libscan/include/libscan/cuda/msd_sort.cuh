@@ -1,18 +1,23 @@
 // msd_sort.cuh -- the device side of the radix sort's MSD path: 4- and
 // 8-byte keys without values sorted over the whole key (sort.h), in three
 // moves of the keys instead of the onesweep passes' four (eight), with
-// ballots for one byte (five) where the passes rank three (seven).
+// ballots for one byte (five) where the passes rank three (seven); and its
+// stable form for 4-byte keys with 4-byte values, three moves of keys and
+// values instead of four (below, "The stable path").
 //
 // Keys without values sorted over the whole key may be ordered any way
 // that ends sorted: keys that tie on all 32 bits are equal bit for bit (the
 // codec is a bijection) and nothing travels with them. So:
 //   1. msd_hist_kernel: one read of the keys counts the top 16 bits of each
 //      mapped key (65536 buckets; two 16-bit counters a shared word, 128 KB
-//      a block, a counter that reaches 2^15 hands 2^15 to the global count);
+//      a block, a counter that reaches 2^15 hands 2^15 to the global count),
+//      and, for 4-byte keys, the onesweep passes' digits (MsdState::lsd_hist:
+//      the two low bytes counted, the two high ones summed from the
+//      buckets), so that a path not taken does not read the keys again;
 //   2. msd_row_scan_kernel, msd_rows_kernel, msd_offsets_kernel: where each
 //      bucket starts (a scan of each top-byte row, then of the rows), where
 //      pass B's tiles start, and the decision: the MSD path is taken when no
-//      bucket holds more keys than msd_local_kernel sorts in one block
+//      bucket holds more keys than the local sort sorts in one block
 //      (*taken = 1); otherwise every later MSD kernel returns at once and
 //      the onesweep passes, launched behind them, sort (they skip when
 //      taken: HistogramParams::skip, digit_base_kernel's kSkipTile);
@@ -35,7 +40,7 @@
 // The kernels loop grid-stride, but are launched with a block per tile or
 // bucket, which measured faster than grids of the resident blocks
 // (sort_tuning.cuh, MsdTuning); a path not taken then costs the blocks'
-// launches, ~0.03 ms a kernel at 2^28 keys (H200).
+// launches, ~0.03-0.08 ms a kernel at 2^28 keys (H200).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -77,6 +82,19 @@ struct MsdState {
     unsigned *tile_first; // [257] pass B's first tile of each row, and the total
     unsigned *too_big;    // a bucket holds more than the local sort's block: not taken
     unsigned *taken;      // written by msd_rows_kernel: 1 = the MSD path sorts
+    // The stable path's (pairs), set by msd_pass_digits_kernel: the digit
+    // shift of its launches of pass A and pass B, and pass A's digit starts
+    // (where each row starts); the onesweep passes' first two when the path
+    // is not taken.
+    unsigned *pass_shift;          // [2]
+    unsigned long long *row_start; // [256]
+    // Null, or (4-byte keys) the onesweep passes' histogram (onesweep.cuh's
+    // HistogramParams::hist, [4][256], zeroed before launch), which the MSD
+    // path then fills so that a path not taken reads the keys once:
+    // msd_hist_kernel counts the two low bytes, and the two high ones come
+    // from the top-16-bit counts (the second byte's summed over rows by
+    // msd_row_scan_kernel, the top byte's are the rows' by msd_rows_kernel).
+    unsigned long long *lsd_hist;
 };
 
 // Where MsdState's arrays lie in the sort's scratch, in 4-byte words.
@@ -88,24 +106,35 @@ struct MsdLayout {
     static constexpr size_t kRowTotal = kCursors + kMsdBuckets + kMsdRows;
     static constexpr size_t kTileFirst = kRowTotal + kMsdRows;
     static constexpr size_t kFlags = kTileFirst + kMsdRows + 64;
-    static constexpr size_t kWords = kFlags + 64;
+    static constexpr size_t kPassShift = kFlags + 2;
+    static constexpr size_t kRowStart = kFlags + 64; // 8-byte words: an even offset
+    static constexpr size_t kWords = kRowStart + 2 * kMsdRows;
     static constexpr size_t kBytes = kWords * 4;
+    static_assert(kRowStart % 2 == 0, "libscan::sort: row starts are 8-byte words");
 };
 __host__ inline MsdState msd_state_at(void *scratch) {
     unsigned *w = static_cast<unsigned *>(scratch);
     return MsdState{w + MsdLayout::kHist,     w + MsdLayout::kLocal,     w + MsdLayout::kOffsets,
                     w + MsdLayout::kCursors,  w + MsdLayout::kRowTotal,  w + MsdLayout::kTileFirst,
-                    w + MsdLayout::kFlags,    w + MsdLayout::kFlags + 1};
+                    w + MsdLayout::kFlags,    w + MsdLayout::kFlags + 1, w + MsdLayout::kPassShift,
+                    reinterpret_cast<unsigned long long *>(w + MsdLayout::kRowStart), nullptr};
 }
 
-// 1. Counts of the top 16 mapped bits. Dynamic shared memory: 128 KB.
+// 1. Counts of the top 16 mapped bits, and (lsd_hist, 4-byte keys) of the
+// passes' two low bytes. Dynamic shared memory: 128 KB.
 template <typename K, class Tuning = MsdTuning<int(sizeof(K))>>
 __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K *keys, size_t n, Codec<K> codec,
-                                                                            unsigned *hist) {
+                                                                            unsigned *hist,
+                                                                            unsigned long long *lsd_hist) {
     static_assert(sizeof(K) == 4 || sizeof(K) == 8, "libscan::sort: the MSD path sorts 4- and 8-byte keys");
     constexpr int V = 16 / int(sizeof(K)); // keys per 16-byte vector
+    constexpr bool kLow = sizeof(K) == 4;  // MsdState::lsd_hist: 4-byte keys only
     extern __shared__ unsigned s_pairs[]; // 32768 words: bucket b in half b & 1 of word b >> 1
+    __shared__ unsigned s_low[kLow ? 2 : 1][kRadix]; // the passes' counts of the two low bytes
+    const bool low = kLow && lsd_hist != nullptr;    // the same for the whole grid
     for (int i = threadIdx.x; i < kMsdBuckets / 2; i += blockDim.x) s_pairs[i] = 0;
+    if (low)
+        for (int i = threadIdx.x; i < 2 * kRadix; i += blockDim.x) (&s_low[0][0])[i] = 0;
     __syncthreads();
     // Adds c to bucket b's half. Exactly one add takes a half across 2^15:
     // it moves 2^15 to the global count, so that a half never carries into
@@ -119,7 +148,12 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
             atomicAdd(&hist[b], 0x8000u);
         }
     };
-    auto bucket = [&](K key) { return unsigned(codec.map(key) >> (8 * sizeof(K) - 16)); };
+    auto bucket = [&](K m) { return unsigned(m >> (8 * sizeof(K) - 16)); }; // of a mapped key
+    // The passes' low bytes (MsdState::lsd_hist) of c keys whose low 16 bits are lo.
+    auto count_low = [&](unsigned lo, unsigned c) {
+        atomicAdd(&s_low[0][lo & 0xffu], c);
+        atomicAdd(&s_low[kLow ? 1 : 0][(lo >> 8) & 0xffu], c);
+    };
     // Each add returns the old count (for the check above), so adds of one
     // warp on one word serialise. A warp whose lanes' keys fall in at most
     // 4 buckets (equal, few-distinct, sorted keys) therefore adds each
@@ -127,16 +161,24 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
     // probed every kProbeEvery vectors (a match of 32 distinct buckets stalls
     // the warp: probing every vector made the whole sort of 2^28 uniform u32
     // keys 4.18 -> 4.85 ms on the H200).
-    // A lane without a vector votes with kNone and adds nothing.
+    // A lane without a vector votes with kNone and adds nothing. The low
+    // bytes' counters (when counted) take one atomic a key: adding them by
+    // matches too, probed the same way by the low 16 bits, cost 2-distinct
+    // u32 pairs 0.66 -> 0.78 ms and uniform ones 0.54 -> 0.57 ms for this
+    // kernel (H200, 2^28, ncu).
     constexpr unsigned kNone = kMsdBuckets;
     constexpr int kProbeEvery = 16;
     const int lane = threadIdx.x & 31;
     int probe_in = 0;
     bool few = false;
     auto count_vector = [&](bool valid, const K (&ks)[V]) {
-        unsigned bs[V];
+        unsigned bs[V], lo[V];
 #pragma unroll
-        for (int j = 0; j < V; ++j) bs[j] = valid ? bucket(ks[j]) : kNone;
+        for (int j = 0; j < V; ++j) {
+            const K m = codec.map(ks[j]);
+            bs[j] = valid ? bucket(m) : kNone;
+            lo[j] = unsigned(m) & 0xffffu;
+        }
         if (probe_in == 0) {
             const unsigned peers = __match_any_sync(libscan::kFullMask, bs[0]);
             few = __popc(__ballot_sync(libscan::kFullMask, lane == peer_leader(peers))) <= 4;
@@ -152,6 +194,10 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
         } else if (valid) {
 #pragma unroll
             for (int j = 0; j < V; ++j) add(bs[j], 1u);
+        }
+        if (low && valid) {
+#pragma unroll
+            for (int j = 0; j < V; ++j) count_low(lo[j], 1u);
         }
     };
     const size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -171,9 +217,17 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
         count_vector(v < vectors, ks);
     }
     const size_t tail = head + vectors * V;
-    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < head + (n - tail); i += stride)
-        add(bucket(keys[i < head ? i : tail + (i - head)]), 1u);
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < head + (n - tail); i += stride) {
+        const K m = codec.map(keys[i < head ? i : tail + (i - head)]);
+        add(bucket(m), 1u);
+        if (low) count_low(unsigned(m) & 0xffffu, 1u);
+    }
     __syncthreads();
+    if (low)
+        for (int i = threadIdx.x; i < 2 * kRadix; i += blockDim.x) {
+            const unsigned c = (&s_low[0][0])[i];
+            if (c) atomicAdd(lsd_hist + i, static_cast<unsigned long long>(c));
+        }
     for (int i = threadIdx.x; i < kMsdBuckets / 2; i += blockDim.x) {
         const unsigned w = s_pairs[i];
         if (w & 0xffffu) atomicAdd(&hist[2 * i], w & 0xffffu);
@@ -189,22 +243,28 @@ __global__ void __launch_bounds__(256) msd_row_scan_kernel(MsdState s) {
     const unsigned i = blockIdx.x * 256u + threadIdx.x;
     const unsigned c = s.hist[i];
     if (c > unsigned(CAPACITY)) *s.too_big = 1u;
+    // The passes' second byte (MsdState::lsd_hist): the buckets' counts summed over rows.
+    if (s.lsd_hist && c) atomicAdd(s.lsd_hist + 2 * kRadix + threadIdx.x, static_cast<unsigned long long>(c));
     unsigned total;
     s.local[i] = msd_block_exclusive<256>(c, s_scan, &total);
     if (threadIdx.x == 0) s.row_total[blockIdx.x] = total;
 }
 
-// 2b. One block of 256: row starts (pass A's cursors), pass B's tile
-// prefix over rows, and the decision.
+// 2b. One block of 256: row starts (pass A's cursors, and the stable
+// path's digit starts), pass B's tile prefix over rows (TILE: pass B's
+// tile), and the decision.
 template <int TILE> __global__ void __launch_bounds__(256) msd_rows_kernel(MsdState s) {
     __shared__ typename MsdScan<256>::TempStorage s_scan;
     const int t = threadIdx.x;
     const unsigned size = s.row_total[t];
-    s.cursors[kMsdBuckets + t] = msd_block_exclusive<256>(size, s_scan, nullptr);
+    const unsigned start = msd_block_exclusive<256>(size, s_scan, nullptr);
+    s.cursors[kMsdBuckets + t] = start;
+    s.row_start[t] = start;
     const unsigned tiles = (size + TILE - 1) / TILE;
     unsigned total;
     const unsigned first = msd_block_exclusive<256>(tiles, s_scan, &total);
     s.tile_first[t] = first;
+    if (s.lsd_hist) s.lsd_hist[3 * kRadix + t] = size; // the passes' top byte: the rows' counts
     if (t == 0) {
         s.tile_first[kMsdRows] = total;
         *s.taken = *s.too_big == 0u ? 1u : 0u;
@@ -420,6 +480,184 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
             __syncthreads();
         }
         for (int i = t; i < m; i += BLOCK) g[i] = codec.unmap(s_keys[i]);
+        __syncthreads(); // shared memory is free for the next bucket
+    }
+}
+
+// ---- The stable path: 4-byte keys with 4-byte values ------------------
+// Values make the order of equal keys visible, so each move keeps it:
+// pass A and pass B are onesweep.cuh's pass_kernel (ranks in item order,
+// look-back) over the tiles below, and the local sort ranks both of its
+// bytes in item order. The histogram, the scans and the decision are the
+// keys path's. Keys travel as they are (pass_kernel maps a key to take its
+// digit); the local sort maps them on load and unmaps them on store.
+// Passes A and B are launched as the onesweep passes' first two, on their
+// tile counters and look-back words: when the path is not taken, the same
+// launches run those passes (msd_pass_digits_kernel sets their digits and
+// starts on the device, digit_base_kernel leaves their counters unmarked),
+// so that a path not taken launches nothing in vain but the local sort,
+// and a path taken skips two passes, not four.
+// Pass A: FlatTiles (the whole array, one run) with the digit from the
+// device: the top byte, whose keys start at MsdState::row_start.
+struct MsdFlatTiles : FlatTiles {
+    const unsigned *shift; // MsdState::pass_shift
+    template <typename K> __device__ __forceinline__ Digit<K> digit(const Digit<K> &d) const {
+        return Digit<K>{d.codec, *shift, d.mask};
+    }
+};
+
+// Pass B's tiles: each top-byte row cut into tiles from its start
+// (msd_rows_kernel's tile_first), each row a run of the look-back (its
+// first tile publishes its prefix at once); digit d of row r starts where
+// bucket (r, d) does.
+// Not taken, msd_pass_digits_kernel makes it the passes' second: every
+// tile in row 255, which starts at 0, ends at n, and whose buckets start
+// where the second pass's digits do.
+struct MsdBucketTiles {
+    static constexpr bool kIdentityPasses = true; // the passes' second may be the identity
+    const unsigned *offsets;    // MsdState::offsets
+    const unsigned *tile_first; // MsdState::tile_first
+    const unsigned *shift;      // MsdState::pass_shift + 1
+    template <typename K> __device__ __forceinline__ Digit<K> digit(const Digit<K> &d) const {
+        return Digit<K>{d.codec, *shift, d.mask};
+    }
+    template <int TILE> __device__ __forceinline__ TileAt at(unsigned tile) const {
+        // The row: one less than the rows whose first tile is at most this
+        // one (tile_first[0] = 0); each lane compares 8 rows, one round trip
+        // where a binary search would take eight.
+        const int lane = threadIdx.x & 31;
+        unsigned c = 0;
+#pragma unroll
+        for (int j = 0; j < kMsdRows / 32; ++j) c += tile_first[lane * (kMsdRows / 32) + j] <= tile ? 1u : 0u;
+        const unsigned row = __reduce_add_sync(libscan::kFullMask, c) - 1u;
+        if (tile >= tile_first[kMsdRows]) return TileAt{0, 0, false, 0, 0};
+        const unsigned row_begin = offsets[row << 8], row_end = offsets[(row + 1) << 8];
+        const unsigned base = row_begin + (tile - tile_first[row]) * unsigned(TILE);
+        const unsigned valid = min(unsigned(TILE), row_end - base);
+        return TileAt{base, int(valid), tile == tile_first[row], row_begin, row};
+    }
+    __device__ __forceinline__ unsigned long long start(const TileAt &a, int digit) const {
+        return offsets[(unsigned(a.slot) << 8) | unsigned(digit)];
+    }
+};
+
+// 2d'. The stable path's launches of passes A and B: their digits (the top
+// two bytes of K-byte keys) when it is taken; else the onesweep passes'
+// first two, with their starts (hist: digit_base_kernel's, in place) and
+// pass B's tiles made flat (MsdBucketTiles). One block of 256; TILE: the
+// passes' tile.
+template <typename K, int TILE>
+__global__ void __launch_bounds__(256) msd_pass_digits_kernel(MsdState s, const unsigned long long *hist, unsigned n) {
+    const int t = threadIdx.x;
+    if (*s.taken) {
+        if (t == 0) {
+            s.pass_shift[0] = unsigned(8 * sizeof(K)) - 8u;
+            s.pass_shift[1] = unsigned(8 * sizeof(K)) - 16u;
+        }
+        return;
+    }
+    s.row_start[t] = hist[t];
+    s.offsets[((kMsdRows - 1) << 8) | t] = static_cast<unsigned>(hist[kRadix + t]);
+    s.tile_first[t] = 0;
+    if (t == 0) {
+        s.tile_first[kMsdRows] = (n + TILE - 1) / TILE;
+        s.pass_shift[0] = 0;
+        s.pass_shift[1] = kRadixBits;
+    }
+}
+
+// 5'. Each bucket sorted stably in place, keys and values, by the bits of
+// its mapped keys below the top 16: every byte ranked in item order (one
+// ballot per digit bit, warp counters, as onesweep.cuh's ranking) from the
+// lowest, items kept in registers between the bytes.
+// Buckets start anywhere; the block reads and writes whole 128-byte lines
+// all the same (a warp's 32 keys spanning two lines cost 5 sectors for 4:
+// the sort of 2^28 pairs took 2.80 ms, against 2.35 for aligned buckets).
+// Item j of the block's window is key begin - lead + j, where lead puts
+// the window on a line: the `lead` items before the bucket rank first (as
+// digit 0, every byte: they come first in item order), the items after it
+// last (digit 255), so that key i of the bucket lands at lead + its place
+// and is never displaced by one outside. Hence the capacity check's
+// kLocalSlack: a bucket of m keys needs m + lead slots.
+template <typename K, typename V, class Tuning = MsdPairsTuning>
+__global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks)
+    msd_local_pairs_kernel(K *keys, V *values, Codec<K> codec, MsdState s) {
+    constexpr int BLOCK = Tuning::kLocalThreads, IPT = Tuning::kLocalItems, WARPS = BLOCK / 32;
+    constexpr unsigned kBits = unsigned(8 * sizeof(K)) - 16u; // below the buckets' bits
+    constexpr int kLine = 128 / int(sizeof(K));
+    static_assert(Tuning::kLocalSlack == kLine - 1, "libscan::sort: the slack is a line's keys but one");
+    static_assert(BLOCK >= kRadix, "libscan::sort: a thread per digit");
+    static_assert(32 * IPT < 65536, "libscan::sort: warp ranks are kept in 16 bits");
+    __shared__ K s_keys[BLOCK * IPT];
+    __shared__ V s_values[BLOCK * IPT];
+    __shared__ unsigned s_warp_count[WARPS][kRadix];
+    __shared__ typename MsdScan<BLOCK>::TempStorage s_scan;
+    if (*s.taken == 0u) return;
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const int warp_base = warp * 32 * IPT;
+    for (unsigned b = blockIdx.x; b < unsigned(kMsdBuckets); b += gridDim.x) {
+        const unsigned begin = s.offsets[b];
+        const int m = int(s.offsets[b + 1] - begin); // m + lead <= BLOCK x IPT: msd_row_scan_kernel's check
+        if (m <= 1) continue;                        // in place, as it is
+        const int lead = int((reinterpret_cast<uintptr_t>(keys + begin) / sizeof(K)) % unsigned(kLine));
+        const int end = lead + m; // the bucket is window items [lead, end)
+        K *gk = keys + begin - lead;
+        V *gv = values + begin - lead;
+        auto digit_at = [&](int j, K key, unsigned shift) {
+            return j < lead ? 0u : j < end ? unsigned(key >> shift) & 0xffu : 0xffu;
+        };
+        K kk[IPT];
+        V vv[IPT];
+        unsigned short rank[IPT];
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int j = warp_base + k * 32 + lane;
+            kk[k] = j >= lead && j < end ? codec.map(gk[j]) : K(0);
+        }
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int j = warp_base + k * 32 + lane;
+            vv[k] = j >= lead && j < end ? gv[j] : V(0);
+        }
+#pragma unroll 1
+        for (unsigned shift = 0; shift < kBits; shift += kRadixBits) {
+            for (int i = t; i < WARPS * kRadix; i += BLOCK) (&s_warp_count[0][0])[i] = 0;
+            __syncthreads();
+            auto digit_of = [&](int k) { return digit_at(warp_base + k * 32 + lane, kk[k], shift); };
+            if (warp_base < end) rank_in_warp<kRadixBits, IPT, 0>(digit_of, s_warp_count[warp], lane, rank);
+            __syncthreads();
+            {
+                const unsigned c = t < kRadix ? warp_offsets_of_digit<WARPS>(s_warp_count, t) : 0u;
+                const unsigned start = msd_block_exclusive<BLOCK>(c, s_scan, nullptr);
+                if (t < kRadix) add_warp_offsets<WARPS>(s_warp_count, t, start);
+                __syncthreads();
+            }
+            if (warp_base < end) {
+#pragma unroll
+                for (int k = 0; k < IPT; ++k) {
+                    const int j = warp_base + k * 32 + lane;
+                    if (j >= lead && j < end) { // the window's others keep their slots: never read
+                        const unsigned place = s_warp_count[warp][digit_of(k)] + rank[k];
+                        s_keys[place] = kk[k];
+                        s_values[place] = vv[k];
+                    }
+                }
+            }
+            __syncthreads();
+            if (shift + kRadixBits < kBits) { // the next byte ranks the order this one left
+#pragma unroll
+                for (int k = 0; k < IPT; ++k) {
+                    const int j = warp_base + k * 32 + lane;
+                    kk[k] = j >= lead && j < end ? s_keys[j] : K(0);
+                    vv[k] = j >= lead && j < end ? s_values[j] : V(0);
+                }
+            }
+        }
+        for (int j = t; j < end; j += BLOCK) {
+            if (j < lead) continue;
+            gk[j] = codec.unmap(s_keys[j]);
+            gv[j] = s_values[j];
+        }
         __syncthreads(); // shared memory is free for the next bucket
     }
 }

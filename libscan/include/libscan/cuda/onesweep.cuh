@@ -3,7 +3,8 @@
 //
 // One sort of P 8-bit passes is
 //   1. histogram_kernel: one read of the keys counts, for every pass, how many
-//      keys have each digit (P x 256 counters);
+//      keys have each digit (P x 256 counters; a sort that tries the MSD path
+//      with 4-byte keys gets them from its count instead, msd_sort.cuh);
 //   2. digit_base_kernel: an exclusive scan of each pass's 256 counts with
 //      libscan::BlockScan gives where each digit's keys start in the output;
 //   3. per pass, pass_kernel: a block takes the next tile (atomic counter;
@@ -234,15 +235,17 @@ constexpr unsigned kTileMarks = kIdentityTile | kFewDigitsTile | kSkipTile;
 // thread 0 marks a pass of few digits (kFewDigitsTile; never both: a pass
 // of one digit has no second); the counters were zeroed before the
 // histogram. skip: null, or the MSD path's flag (HistogramParams::skip):
-// when set, the pass is marked kSkipTile and nothing else is done. A
+// when set, the pass is marked kSkipTile and nothing else is done, but for
+// the first msd_passes passes, whose launches then run the MSD path's
+// passes (msd_sort.cuh's stable path): their counters stay zero. A
 // template (of nothing) so that every file including this header may
 // instantiate it: a plain kernel would be defined once per file and not
 // link.
 template <int RADIX = kRadix>
 __global__ void __launch_bounds__(RADIX) digit_base_kernel(unsigned long long *hist, unsigned *tile_counters,
-                                                            size_t n, const unsigned *skip) {
+                                                            size_t n, const unsigned *skip, int msd_passes) {
     if (skip && *skip) { // the same for the whole block: before any barrier
-        if (threadIdx.x == 0) tile_counters[blockIdx.x] = kSkipTile;
+        if (threadIdx.x == 0 && int(blockIdx.x) >= msd_passes) tile_counters[blockIdx.x] = kSkipTile;
         return;
     }
     using Scan = libscan::BlockScan<unsigned long long, RADIX>;
@@ -276,6 +279,10 @@ struct FlatTiles {
     static constexpr bool kIdentityPasses = true; // digit_base_kernel may mark a pass as the identity
     size_t n;
     const unsigned long long *digit_base; // kRadix starts of this pass
+
+    // The pass's digit: the launch's (a policy may take it from the device
+    // instead: msd_sort.cuh's MsdFlatTiles).
+    template <typename K> __device__ __forceinline__ Digit<K> digit(const Digit<K> &d) const { return d; }
 
     template <int TILE> __device__ __forceinline__ TileAt at(unsigned tile) const {
         const size_t base = size_t(tile) * TILE;
@@ -577,6 +584,7 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     [[maybe_unused]] const bool few_digits = (s_tile & kFewDigitsTile) != 0;
     const unsigned tile = s_tile & ~kTileMarks;
     const TileAt at = p.tiles.template at<kTile>(tile);
+    const Digit<K> digit = p.tiles.digit(p.digit);
     const size_t tile_base = at.base;
     const int valid = at.valid;
     if (valid == 0) return; // a grid sized for the most tiles there can be
@@ -601,19 +609,19 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
         for (int k = 0; k < IPT; ++k) keys[k] = p.keys_in[tile_base + warp_base + k * 32 + lane];
         if constexpr (Shape::kKeepDigits) {
 #pragma unroll
-            for (int k = 0; k < IPT; ++k) kept[k] = p.digit(keys[k]);
+            for (int k = 0; k < IPT; ++k) kept[k] = digit(keys[k]);
         }
     } else {
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             const int i = warp_base + k * 32 + lane;
             keys[k] = i < valid ? p.keys_in[tile_base + i] : K(0);
-            if constexpr (Shape::kKeepDigits) kept[k] = i < valid ? p.digit(keys[k]) : unsigned(kRadix);
+            if constexpr (Shape::kKeepDigits) kept[k] = i < valid ? digit(keys[k]) : unsigned(kRadix);
         }
     }
     auto digit_of = [&](int k) {
         if constexpr (Shape::kKeepDigits) return kept[k];
-        else return valid == kTile || warp_base + k * 32 + lane < valid ? p.digit(keys[k]) : unsigned(kRadix);
+        else return valid == kTile || warp_base + k * 32 + lane < valid ? digit(keys[k]) : unsigned(kRadix);
     };
 
     // A full tile whose keys all share one digit (after the first passes of
@@ -749,7 +757,7 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
         unsigned d = 0;
         if (i < valid) {
             const K key = s_keys[i];
-            d = p.digit(key);
+            d = digit(key);
             p.keys_out[s_global[d] + unsigned(i)] = key;
         }
         if constexpr (kValues) {

@@ -413,6 +413,7 @@ template <typename C> struct SegmentTiles {
     const C *counts; // this pass's column: counts + pass * kRadix
     size_t row;      // passes * kRadix
     template <int TILE> __device__ __forceinline__ TileAt at(unsigned tile) const { return large_tile_at(L, tile); }
+    template <typename K> __device__ __forceinline__ Digit<K> digit(const Digit<K> &d) const { return d; }
     __device__ __forceinline__ unsigned long long start(const TileAt &a, int digit) const {
         return a.run_base + static_cast<unsigned long long>(counts[a.slot * row + size_t(digit)]);
     }

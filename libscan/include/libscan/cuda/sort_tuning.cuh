@@ -230,6 +230,25 @@ template <> struct MsdTuning<8> : MsdTuningCommon {
     static constexpr int kLocalMinBlocks = 2;
     static constexpr size_t kMinKeys = size_t(3) << 26;
 };
+// The stable MSD path of 4-byte keys with 4-byte values (msd_sort.cuh):
+// its passes are pass_kernel with PassTuning<4, true>'s tile; the local
+// sort's block. 256 x 18 at 3 blocks an SM (44 KB of shared memory), from
+// a sweep of the kernel alone on 2^28 u32/u32 pairs in buckets of 4096
+// (H200, medians of 7): 2.348 ms against 2.826 at 2 blocks, 2.542 for 384 x
+// 12, 2.596 for 512 x 9 (a copy of the keys and values: 1.020 ms). In the
+// sort, on buckets of uniform keys, it takes 2.78 ms (ncu), with or without
+// kLocalSlack: the local sort reads whole 128-byte lines, up to 31 keys
+// before its bucket, which take slots of its block. kMinKeys: the keys
+// path's; the stable path against the passes in order, same process
+// (H200, msd_pairs_sizes in bench/results/2026-11-29-h200-MSDPAIRS): 2^27
+// 1.065x, 2^28 0.898x.
+struct MsdPairsTuning : MsdTuningCommon {
+    static constexpr int kLocalThreads = 256;
+    static constexpr int kLocalItems = 18;
+    static constexpr int kLocalMinBlocks = 3;
+    static constexpr int kLocalSlack = 31;
+    static constexpr size_t kMinKeys = size_t(3) << 26;
+};
 
 // The counting sort of 8- and 16-bit keys without values (counting_sort.cuh).
 // First choices, still to be swept on the GPU: 16-byte loads, kCountVectors
