@@ -7,7 +7,8 @@
  * bitwise equal to caller temp for every key type and entry point; sorts
  * with nothing to order taking no temp; keys without values through the
  * any-order first pass and through every pass in order; the MSD path of
- * 4-byte keys (forced) and its fallback to the passes; and 2^28 u32 pairs
+ * 4- and 8-byte keys and the stable one of 4-byte keys with 4-byte values
+ * (forced), and their fallback to the passes; and 2^28 u32 pairs
  * checked exactly (sorted, a permutation, stable). Outputs are poisoned before every sort. */
 #include "support/harness.h"
 #include "sort_reference.h"

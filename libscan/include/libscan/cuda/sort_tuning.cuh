@@ -240,8 +240,8 @@ template <> struct MsdTuning<8> : MsdTuningCommon {
 // kLocalSlack: the local sort reads whole 128-byte lines, up to 31 keys
 // before its bucket, which take slots of its block. kMinKeys: the keys
 // path's; the stable path against the passes in order, same process
-// (H200, msd_pairs_sizes in bench/results/2026-11-29-h200-MSDPAIRS): 2^27
-// 1.065x, 2^28 0.898x.
+// (H200, bench/results/2026-11-29-h200-55288f5/msd_pairs_kernels.md):
+// 2^27 1.065x, 2^28 0.898x.
 struct MsdPairsTuning : MsdTuningCommon {
     static constexpr int kLocalThreads = 256;
     static constexpr int kLocalItems = 18;
