@@ -71,6 +71,18 @@ __device__ __forceinline__ unsigned msd_block_exclusive(unsigned v, typename Msd
     return items[0];
 }
 
+// The warps' counts of each digit (rank_in_warp's: a row a warp) become
+// where each warp's items of the digit start in the block's order, by digit
+// and then by warp; ends with a barrier. Every thread of the block calls it.
+template <int WARPS, int BLOCK>
+__device__ __forceinline__ void msd_warp_offsets(unsigned (*counts)[kRadix], typename MsdScan<BLOCK>::TempStorage &temp) {
+    const int t = threadIdx.x;
+    const unsigned c = t < kRadix ? warp_offsets_of_digit<WARPS>(counts, t) : 0u;
+    const unsigned start = msd_block_exclusive<BLOCK>(c, temp, nullptr);
+    if (t < kRadix) add_warp_offsets<WARPS>(counts, t, start);
+    __syncthreads();
+}
+
 // The MSD path's state in the sort's scratch (all zeroed before launch but
 // what the kernels write before reading).
 struct MsdState {
@@ -464,12 +476,7 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
                 rank_in_warp<kRadixBits, IPT, 0>(digit_at, s_warp_count[warp], lane, r1);
             }
             __syncthreads();
-            {
-                const unsigned c = t < kRadix ? warp_offsets_of_digit<WARPS>(s_warp_count, t) : 0u;
-                const unsigned start = msd_block_exclusive<BLOCK>(c, s_scan, nullptr);
-                if (t < kRadix) add_warp_offsets<WARPS>(s_warp_count, t, start);
-                __syncthreads();
-            }
+            msd_warp_offsets<WARPS, BLOCK>(s_warp_count, s_scan);
             if (warp_base < m) {
 #pragma unroll
                 for (int k = 0; k < IPT; ++k) place[k] = s_warp_count[warp][digit1(k1[k])] + r1[k];
@@ -626,12 +633,7 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
             auto digit_of = [&](int k) { return digit_at(warp_base + k * 32 + lane, kk[k], shift); };
             if (warp_base < end) rank_in_warp<kRadixBits, IPT, 0>(digit_of, s_warp_count[warp], lane, rank);
             __syncthreads();
-            {
-                const unsigned c = t < kRadix ? warp_offsets_of_digit<WARPS>(s_warp_count, t) : 0u;
-                const unsigned start = msd_block_exclusive<BLOCK>(c, s_scan, nullptr);
-                if (t < kRadix) add_warp_offsets<WARPS>(s_warp_count, t, start);
-                __syncthreads();
-            }
+            msd_warp_offsets<WARPS, BLOCK>(s_warp_count, s_scan);
             if (warp_base < end) {
 #pragma unroll
                 for (int k = 0; k < IPT; ++k) {
