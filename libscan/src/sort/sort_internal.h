@@ -51,7 +51,9 @@ size_t libscan__sort_scratch_bytes(size_t count, size_t key_bytes, size_t value_
  * (bench_radixsort --baseline). MSD: the MSD path (msd_sort.cuh) wherever
  * it applies (over the whole key: 4- and 8-byte keys without values, and
  * 4-byte keys with 4-byte values, its stable form), whatever the size;
- * AUTO takes it in MsdTuning's and MsdPairsTuning's sizes only. Not for library callers:
+ * AUTO takes it in MsdTuning's and MsdPairsTuning's sizes only (and the
+ * temp holds its state only there: size a forced sort's temp after
+ * forcing). Not for library callers:
  * the setting is process-wide. */
 enum {
     LIBSCAN__SORT_PATH_AUTO = 0,

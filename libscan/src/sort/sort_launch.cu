@@ -22,13 +22,27 @@ constexpr size_t kHistBytes = size_t(kMaxPasses) * kRadix * sizeof(unsigned long
 
 size_t round_up(size_t x) { return (x + 255) / 256 * 256; }
 
+// libscan__sort_force_path(): the bench's and tests' choice of path for
+// every later sort (sort_internal.h), so that one run can time the onesweep
+// passes against the counting sort, and tests reach the counting sort at
+// sizes where the automatic choice keeps the passes.
+std::atomic<int> g_path{LIBSCAN__SORT_PATH_AUTO};
+
 // Whether a sort of count keys may take the MSD path, by its sizes alone:
 // 4- and 8-byte keys without values, 4-byte keys with 4-byte values (the
-// stable path), from MsdTuningCommon::kScratchMinKeys on. Such a sort's
-// scratch holds the path's state.
+// stable path), from the form's kMinKeys on, or from
+// MsdTuningCommon::kScratchMinKeys when the path is forced (tests). Such a
+// sort's scratch holds the path's state (~1 MB), so that smaller sorts'
+// temp stays small.
 bool msd_scratch(size_t count, size_t key_bytes, size_t value_bytes) {
-    const bool shape = ((key_bytes == 4 || key_bytes == 8) && value_bytes == 0) || (key_bytes == 4 && value_bytes == 4);
-    return shape && count >= MsdTuningCommon::kScratchMinKeys;
+    const bool keys = (key_bytes == 4 || key_bytes == 8) && value_bytes == 0;
+    const bool pairs = key_bytes == 4 && value_bytes == 4;
+    if (!keys && !pairs) return false;
+    const size_t from = g_path.load(std::memory_order_relaxed) == LIBSCAN__SORT_PATH_MSD ? MsdTuningCommon::kScratchMinKeys
+                        : pairs                                                       ? MsdPairsTuning::kMinKeys
+                        : key_bytes == 4                                              ? MsdTuning<4>::kMinKeys
+                                                                                      : MsdTuning<8>::kMinKeys;
+    return count >= from;
 }
 
 // The passes' scratch: tile counters, histograms, look-back words. The MSD
@@ -40,12 +54,6 @@ size_t onesweep_bytes(size_t count, size_t key_bytes, size_t value_bytes) {
     const size_t tiles = (count + tile - 1) / tile + extra;
     return kCounterBytes + kHistBytes + round_up(tiles * kRadix * status_word_bytes(count));
 }
-
-// libscan__sort_force_path(): the bench's and tests' choice of path for
-// every later sort (sort_internal.h), so that one run can time the onesweep
-// passes against the counting sort, and tests reach the counting sort at
-// sizes where the automatic choice keeps the passes.
-std::atomic<int> g_path{LIBSCAN__SORT_PATH_AUTO};
 
 // The counting sort's counts/starts: one per key value and the total.
 size_t counting_bytes(size_t key_bytes) {
@@ -152,9 +160,7 @@ bool takes_msd(const libscan__sort_plan_t &pl) {
     const bool eligible = pl.begin_bit == 0 && pl.end_bit == 8 * ks && msd_scratch(pl.count, ks, pl.value_bytes) &&
                           pl.count <= (size_t(1) << 32) - (size_t(1) << 16);
     if (!eligible || path == LIBSCAN__SORT_PATH_ONESWEEP || path == LIBSCAN__SORT_PATH_STABLE) return false;
-    if (path == LIBSCAN__SORT_PATH_MSD) return true;
-    const size_t lo = pl.value_bytes ? MsdPairsTuning::kMinKeys : ks == 4 ? MsdTuning<4>::kMinKeys : MsdTuning<8>::kMinKeys;
-    return pl.count >= lo && pl.count <= MsdTuningCommon::kMaxKeys;
+    return path == LIBSCAN__SORT_PATH_MSD || pl.count <= MsdTuningCommon::kMaxKeys; // (from kMinKeys: msd_scratch)
 }
 
 // The MSD path's first steps, the same for both of its forms: the counts of

@@ -196,9 +196,10 @@ struct HistogramTuning {
 // What both widths share: the histogram's block, the partitions' few-digit
 // probe (a warp whose first items show at most kFewDigits digits ranks by
 // matches, as kAnyOrderFew; not swept), kMaxKeys (set by the local sort's
-// capacity of 4608 keys, the same for both), and kScratchMinKeys: below it
-// the scratch holds no MSD state (1 MB), so that a small sort's temp stays
-// small; the path is never taken there.
+// capacity of 4608 keys, the same for both), and kScratchMinKeys: the
+// fewest keys a forced MSD path sorts (tests); the scratch holds the path's
+// state (1 MB) from there when forced, else from kMinKeys only, so that a
+// smaller sort's temp stays small.
 struct MsdTuningCommon {
     static constexpr int kHistThreads = 1024;
     static constexpr int kFewDigits = 16;
