@@ -475,6 +475,23 @@ static void test_any_order_first_pass(void **state) {
     libscan__sort_force_path(PATH_AUTO);
 }
 
+/* The distributions the MSD tests sort: three the path takes, three whose
+ * buckets outgrow its block (low-byte: one bucket; 16-distinct; all-equal),
+ * which the passes then sort. */
+static const ref_dist_t kMsdDists[6] = {DIST_UNIFORM,  DIST_SORTED,           DIST_FLOAT_SPECIALS,
+                                        DIST_LOW_BYTE, DIST_SIXTEEN_DISTINCT, DIST_ALL_EQUAL};
+
+/* The MSD path's decision in a sort's caller temp (msd_sort.cuh's
+ * MsdState::taken), read after the sort; frees the temp. */
+static int msd_decision(libscan_sort_opts_t *o, size_t n, size_t key_bytes, size_t value_bytes) {
+    unsigned taken = 0;
+    CUDA_CHECK(cudaMemcpy(&taken, (char *)o->d_temp + libscan__sort_msd_taken_offset(n, key_bytes, value_bytes), 4,
+                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(o->d_temp));
+    o->d_temp = NULL;
+    return (int)taken;
+}
+
 /* qsort order of u32 keys, for the hand-made cases below. */
 static int cmp_u32(const void *a, const void *b) {
     const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -510,14 +527,12 @@ static int msd_u32_case(const uint32_t *keys, size_t n, size_t shift, int mode) 
     CUDA_CHECK(cudaMemcpy(got, result, n * 4, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < n; ++i)
         if (got[i] != want[i]) TFAIL("u32 sort of %zu keys: [%zu] = %u, want %u", n, i, got[i], want[i]);
-    unsigned taken = 0;
-    CUDA_CHECK(cudaMemcpy(&taken, (char *)o.d_temp + libscan__sort_msd_taken_offset(n, 4, 0), 4, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(o.d_temp));
+    const int taken = msd_decision(&o, n, 4, 0);
     CUDA_CHECK(cudaFree(dk));
     CUDA_CHECK(cudaFree(dk1));
     free(want);
     free(got);
-    return (int)taken;
+    return taken;
 }
 
 /* The MSD path (msd_sort.cuh; forced here at every size, the library takes
@@ -533,15 +548,13 @@ static void test_msd_path(void **state) {
     (void)state;
     test_require_gpu();
     const libscan_dtype_t keys48[6] = {LIBSCAN_U32, LIBSCAN_I32, LIBSCAN_F32, LIBSCAN_U64, LIBSCAN_I64, LIBSCAN_F64};
-    const ref_dist_t dists[6] = {DIST_UNIFORM, DIST_SORTED, DIST_FLOAT_SPECIALS,
-                                 DIST_LOW_BYTE, DIST_SIXTEEN_DISTINCT, DIST_ALL_EQUAL};
     const size_t sizes[3] = {4095, 4099, ((size_t)1 << 20) + 7}; /* below and above kScratchMinKeys */
     uint64_t idx = 9900;
     libscan__sort_force_path(PATH_MSD);
     for (int k = 0; k < 6; ++k)
         for (int d = 0; d < 6; ++d)
             for (int z = 0; z < 3; ++z) {
-                gpu_case(keys48[k], dists[d], (int)(idx & 1), 0, test_capped_n(sizes[z], 1), 0, 0, (int)(idx / 2 % 2),
+                gpu_case(keys48[k], kMsdDists[d], (int)(idx & 1), 0, test_capped_n(sizes[z], 1), 0, 0, (int)(idx / 2 % 2),
                          1, idx);
                 ++idx;
             }
@@ -616,9 +629,7 @@ static int msd_pairs_case(const uint32_t *keys, const uint32_t *vals, size_t n) 
             TFAIL("u32/u32 %s of %zu pairs: [%zu] = (%u, %u), want (%u, %u)", vals ? "sort" : "argsort", n, i, got[i],
                   gotv[i], want[i].key, v);
     }
-    unsigned taken = 0;
-    CUDA_CHECK(cudaMemcpy(&taken, (char *)o.d_temp + libscan__sort_msd_taken_offset(n, 4, 4), 4, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(o.d_temp));
+    const int taken = msd_decision(&o, n, 4, 4);
     CUDA_CHECK(cudaFree(dk));
     CUDA_CHECK(cudaFree(dk1));
     CUDA_CHECK(cudaFree(dv));
@@ -626,7 +637,7 @@ static int msd_pairs_case(const uint32_t *keys, const uint32_t *vals, size_t n) 
     free(want);
     free(got);
     free(gotv);
-    return (int)taken;
+    return taken;
 }
 
 /* The stable MSD path of 4-byte keys with 4-byte values (msd_sort.cuh;
@@ -641,15 +652,13 @@ static void test_msd_pairs_path(void **state) {
     (void)state;
     test_require_gpu();
     const libscan_dtype_t keys4[3] = {LIBSCAN_U32, LIBSCAN_I32, LIBSCAN_F32};
-    const ref_dist_t dists[6] = {DIST_UNIFORM, DIST_SORTED, DIST_FLOAT_SPECIALS,
-                                 DIST_LOW_BYTE, DIST_SIXTEEN_DISTINCT, DIST_ALL_EQUAL};
     const size_t sizes[3] = {4095, 4099, ((size_t)1 << 20) + 7};
     uint64_t idx = 9950;
     libscan__sort_force_path(PATH_MSD);
     for (int k = 0; k < 3; ++k)
         for (int d = 0; d < 6; ++d)
             for (int z = 0; z < 3; ++z) {
-                gpu_case(keys4[k], dists[d], (int)(idx & 1), 4, test_capped_n(sizes[z], 1), 0, 0, (int)(idx % 3), 1,
+                gpu_case(keys4[k], kMsdDists[d], (int)(idx & 1), 4, test_capped_n(sizes[z], 1), 0, 0, (int)(idx % 3), 1,
                          idx);
                 ++idx;
             }

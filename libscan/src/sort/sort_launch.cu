@@ -166,15 +166,21 @@ bool takes_msd(const libscan__sort_plan_t &pl) {
 // The MSD path's first steps, the same for both of its forms: the counts of
 // the top 16 bits, where each bucket and row starts, pass B's tiles (TILE
 // keys each) and the decision (a bucket over CAPACITY keys: not taken).
+// The MSD count's 128 KB of dynamic shared memory, allowed once per kernel
+// (per key width: both forms of the path launch the same kernel).
+constexpr size_t kMsdHistShared = size_t(kMsdBuckets) / 2 * sizeof(unsigned);
+template <typename K> cudaError_t allow_msd_hist_shared(int device) {
+    static std::atomic<unsigned long long> done{0};
+    return allow_shared(msd_hist_kernel<K>, kMsdHistShared, done, device);
+}
+
 template <typename K, int CAPACITY, int TILE>
 cudaError_t msd_count(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st, int device, int sms,
                       cudaStream_t stream) {
-    constexpr size_t kHistShared = size_t(kMsdBuckets) / 2 * sizeof(unsigned);
-    static std::atomic<unsigned long long> done{0};
-    cudaError_t e = allow_shared(msd_hist_kernel<K>, kHistShared, done, device);
+    cudaError_t e = allow_msd_hist_shared<K>(device);
     if (e == cudaSuccess) e = cudaMemsetAsync(st.hist, 0, MsdLayout::kBytes, stream);
     if (e != cudaSuccess) return e;
-    msd_hist_kernel<K><<<unsigned(sms), MsdTuningCommon::kHistThreads, kHistShared, stream>>>(
+    msd_hist_kernel<K><<<unsigned(sms), MsdTuningCommon::kHistThreads, kMsdHistShared, stream>>>(
         static_cast<const K *>(pl.keys_in), pl.count, codec, st.hist, st.lsd_hist);
     msd_row_scan_kernel<CAPACITY><<<kMsdRows, 256, 0, stream>>>(st);
     msd_rows_kernel<TILE><<<1, 256, 0, stream>>>(st);
@@ -346,7 +352,7 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
     // The passes the stable MSD path's launches run when it is not taken.
     const int msd_passes = msd && kMsdPairs ? 2 : 0;
 
-    if (!msd || st.lsd_hist == nullptr) {
+    if (st.lsd_hist == nullptr) { // (st is zeroed where the MSD path is not launched)
         HistogramParams<K> hp;
         hp.keys = static_cast<const K *>(pl.keys_in);
         hp.n = n;
