@@ -599,19 +599,22 @@ static int cmp_keyed(const void *a, const void *b) {
 }
 
 /* One u32/u32 pairs sort with caller temp: out of place with `vals`, or an
- * argsort (vals NULL: the values are the indices); checks keys and values
- * against the stable order (qsort by key, then index) and returns the MSD
- * path's decision read from the temp. */
-static int msd_pairs_case(const uint32_t *keys, const uint32_t *vals, size_t n) {
+ * argsort (vals NULL: the values are the indices), the output keys and
+ * values kshift and vshift items past a 16-byte boundary (where the local
+ * sort works); checks keys and values against the stable order (qsort by
+ * key, then index) and returns the MSD path's decision read from the temp. */
+static int msd_pairs_case_at(const uint32_t *keys, const uint32_t *vals, size_t n, size_t kshift, size_t vshift) {
     keyed_t *want = malloc(n * sizeof(keyed_t));
     uint32_t *got = malloc(n * 4), *gotv = malloc(n * 4);
     for (size_t i = 0; i < n; ++i) want[i] = (keyed_t){keys[i], (uint32_t)i};
     qsort(want, n, sizeof(keyed_t), cmp_keyed);
-    uint32_t *dk = dmalloc(n * 4), *dk1 = dmalloc(n * 4), *dv = dmalloc(n * 4), *dv1 = dmalloc(n * 4);
+    uint32_t *dk = dmalloc(n * 4), *dk1_base = dmalloc((n + kshift) * 4), *dv = dmalloc(n * 4),
+             *dv1_base = dmalloc((n + vshift) * 4);
+    uint32_t *dk1 = dk1_base + kshift, *dv1 = dv1_base + vshift;
     CUDA_CHECK(cudaMemcpy(dk, keys, n * 4, cudaMemcpyHostToDevice));
     if (vals) CUDA_CHECK(cudaMemcpy(dv, vals, n * 4, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(dk1, 0xAB, n * 4));
-    CUDA_CHECK(cudaMemset(dv1, 0xAB, n * 4));
+    CUDA_CHECK(cudaMemset(dk1_base, 0xAB, (n + kshift) * 4));
+    CUDA_CHECK(cudaMemset(dv1_base, 0xAB, (n + vshift) * 4));
     libscan_sort_opts_t o = LIBSCAN_SORT_OPTS_INIT;
     LS_EXPECT(LIBSCAN_SUCCESS, libscan_sort_temp_bytes(n, LIBSCAN_U32, 4, vals ? LIBSCAN_SORT_OUT_OF_PLACE : LIBSCAN_SORT_ARGSORT,
                                                        &o.temp_bytes));
@@ -629,15 +632,26 @@ static int msd_pairs_case(const uint32_t *keys, const uint32_t *vals, size_t n) 
             TFAIL("u32/u32 %s of %zu pairs: [%zu] = (%u, %u), want (%u, %u)", vals ? "sort" : "argsort", n, i, got[i],
                   gotv[i], want[i].key, v);
     }
+    /* The items before the outputs are never written. */
+    uint32_t before[4];
+    CUDA_CHECK(cudaMemcpy(before, dk1_base, kshift * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < kshift; ++i)
+        if (before[i] != 0xABABABABu) TFAIL("%zu pairs: key slot %zu before the output written", n, i);
+    CUDA_CHECK(cudaMemcpy(before, dv1_base, vshift * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < vshift; ++i)
+        if (before[i] != 0xABABABABu) TFAIL("%zu pairs: value slot %zu before the output written", n, i);
     const int taken = msd_decision(&o, n, 4, 4);
     CUDA_CHECK(cudaFree(dk));
-    CUDA_CHECK(cudaFree(dk1));
+    CUDA_CHECK(cudaFree(dk1_base));
     CUDA_CHECK(cudaFree(dv));
-    CUDA_CHECK(cudaFree(dv1));
+    CUDA_CHECK(cudaFree(dv1_base));
     free(want);
     free(got);
     free(gotv);
     return taken;
+}
+static int msd_pairs_case(const uint32_t *keys, const uint32_t *vals, size_t n) {
+    return msd_pairs_case_at(keys, vals, n, 0, 0);
 }
 
 /* The stable MSD path of 4-byte keys with 4-byte values (msd_sort.cuh;
@@ -646,8 +660,10 @@ static int msd_pairs_case(const uint32_t *keys, const uint32_t *vals, size_t n) 
  * reference on distributions it sorts and on those it hands to the passes.
  * Hand-made u32 cases: keys with many equals in small buckets (the
  * stability of every move); a bucket of exactly 4577 pairs taken and one of
- * 4578 not (the block's 4608 less 31 keys of slack); pairs in every
- * bucket; 2^24 uniform pairs and argsort. */
+ * 4578 not (the block's 4608 less 31 keys of slack); pairs in every bucket;
+ * buckets of 0 to 12 pairs with the outputs off a 16-byte boundary (keys and
+ * values by different amounts: the local sort's window of whole lines);
+ * 2^24 uniform pairs and argsort. */
 static void test_msd_pairs_path(void **state) {
     (void)state;
     test_require_gpu();
@@ -666,7 +682,7 @@ static void test_msd_pairs_path(void **state) {
     rng_t r;
     rng_init(&r, "msd-pairs", 0);
     const size_t big = test_capped_n((size_t)1 << 24, 1), equal = test_capped_n(((size_t)1 << 20) + 3, 1);
-    size_t room = big > 3 * 65536 ? big : 3 * 65536;
+    size_t room = big > 6 * 65536 ? big : 6 * 65536; /* 6 x 65536: buckets of b mod 13 pairs */
     if (equal > room) room = equal;
     uint32_t *keys = malloc(room * 4), *vals = malloc(room * 4);
     assert_non_null(keys);
@@ -679,16 +695,28 @@ static void test_msd_pairs_path(void **state) {
         if (!msd_pairs_case(keys, vals, n)) TFAIL("equal keys in small buckets: MSD not taken");
         if (!msd_pairs_case(keys, NULL, n)) TFAIL("equal keys in small buckets, argsort: MSD not taken");
     }
-    /* The local sort's block holds 4608 pairs, less 31 for the keys it may read before a bucket. */
+    /* The local sort's block holds 4608 pairs, less 31 for the keys it may read before a bucket;
+     * here the bucket starts 1001 keys (off a line) into the output, its values 1003. */
     for (int extra = 0; extra < 2; ++extra) {
-        const size_t n = 4577 + (size_t)extra + 1000;
+        const size_t n = 4577 + (size_t)extra + 1001;
         for (size_t i = 0; i < n; ++i)
-            keys[i] = i < 4577u + (size_t)extra ? 0x12340000u | (rng_u32(&r) & 0xffu) : rng_u32(&r) | 0x80000000u;
-        const int taken = msd_pairs_case(keys, vals, n);
+            keys[i] = i < 4577u + (size_t)extra ? 0x92340000u | (rng_u32(&r) & 0xffu) : rng_u32(&r) >> 1;
+        const int taken = msd_pairs_case_at(keys, vals, n, 0, 2);
         if (taken != !extra) TFAIL("a bucket of %d pairs: MSD taken = %d", 4577 + extra, taken);
     }
     for (size_t i = 0; i < 3 * 65536; ++i) keys[i] = ((uint32_t)(i % 65536) << 16) | (rng_u32(&r) & 0xffffu);
     if (!msd_pairs_case(keys, vals, 3 * 65536)) TFAIL("3 pairs in every bucket: MSD not taken");
+    /* Bucket b holds b mod 13 pairs: buckets inside one chunk, across two, with whole chunks. */
+    {
+        size_t n = 0;
+        for (uint32_t b = 0; b < 65536 && n < room; ++b)
+            for (uint32_t j = 0; j < b % 13u && n < room; ++j) keys[n++] = (b << 16) | (rng_u32(&r) & 0xffffu);
+        const size_t shifts[3][2] = {{1, 2}, {3, 0}, {0, 1}};
+        for (int c = 0; c < 3; ++c)
+            if (!msd_pairs_case_at(keys, c == 2 ? NULL : vals, n, shifts[c][0], shifts[c][1]))
+                TFAIL("buckets of 0 to 12 pairs, outputs off by %zu and %zu: MSD not taken", shifts[c][0],
+                      shifts[c][1]);
+    }
     for (size_t i = 0; i < big; ++i) keys[i] = rng_u32(&r);
     if (!msd_pairs_case(keys, vals, big)) TFAIL("%zu uniform pairs: MSD not taken", big);
     if (!msd_pairs_case(keys, NULL, big)) TFAIL("%zu uniform pairs, argsort: MSD not taken", big);

@@ -234,7 +234,8 @@ cudaError_t run_msd(const libscan__sort_plan_t &pl, const Codec<K> &codec, const
 // not taken they are those passes, and the passes from the third on follow.
 template <typename K, typename V, typename W>
 cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st,
-                          const unsigned long long *hist, unsigned *counters, W *status, cudaStream_t stream) {
+                          const unsigned long long *hist, unsigned *counters, W *status, int device,
+                          cudaStream_t stream) {
     using Shape = PassTuning<4, true>;
     constexpr int kTile = Shape::kBlockThreads * Shape::kItemsPerThread;
     const size_t tiles = (pl.count + kTile - 1) / kTile;
@@ -273,7 +274,10 @@ cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec,
     launch_pass<K, V, W, Shape>(b, static_cast<unsigned>(tiles + kMsdRows), false, stream);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
 
-    msd_local_pairs_kernel<K, V><<<kMsdBuckets, MsdPairsTuning::kLocalThreads, 0, stream>>>(out, vout, codec, st);
+    constexpr size_t kShared = msd_local_pairs_shared<MsdPairsTuning>(sizeof(K), sizeof(V));
+    static std::atomic<unsigned long long> allowed{0};
+    if ((e = allow_shared(msd_local_pairs_kernel<K, V>, kShared, allowed, device)) != cudaSuccess) return e;
+    msd_local_pairs_kernel<K, V><<<kMsdBuckets, MsdPairsTuning::kLocalThreads, kShared, stream>>>(out, vout, codec, st);
     return cudaGetLastError();
 }
 
@@ -373,9 +377,9 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
     if (msd) { // (not for other key and value widths: kMsdKeys, kMsdPairs)
         if constexpr (kMsdPairs) {
             e = wbytes == sizeof(unsigned)
-                    ? run_msd_pairs<K, V>(pl, codec, st, hist, counters, static_cast<unsigned *>(status), stream)
+                    ? run_msd_pairs<K, V>(pl, codec, st, hist, counters, static_cast<unsigned *>(status), device, stream)
                     : run_msd_pairs<K, V>(pl, codec, st, hist, counters, static_cast<unsigned long long *>(status),
-                                          stream);
+                                          device, stream);
         } else if constexpr (kMsdKeys) {
             e = run_msd<K>(pl, codec, st, stream);
         }

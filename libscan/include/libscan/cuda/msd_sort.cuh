@@ -574,9 +574,10 @@ __global__ void __launch_bounds__(256) msd_pass_digits_kernel(MsdState s, const 
 }
 
 // 5'. Each bucket sorted stably in place, keys and values, by the bits of
-// its mapped keys below the top 16: every byte ranked in item order (one
-// ballot per digit bit, warp counters, as onesweep.cuh's ranking) from the
-// lowest, items kept in registers between the bytes.
+// its mapped keys below the top 16: every byte ranked in item order (peers
+// through the warp's table of masks in shared memory, warp counters:
+// onesweep.cuh's rank_in_warp_masks) from the lowest, items kept in
+// registers between the bytes.
 // Buckets start anywhere; the block reads and writes whole 128-byte lines
 // all the same (a warp's 32 keys spanning two lines cost 5 sectors for 4:
 // the sort of 2^28 pairs took 2.80 ms, against 2.35 for aligned buckets).
@@ -586,6 +587,12 @@ __global__ void __launch_bounds__(256) msd_pass_digits_kernel(MsdState s, const 
 // last (digit 255), so that key i of the bucket lands at lead + its place
 // and is never displaced by one outside. Hence the capacity check's
 // kLocalSlack: a bucket of m keys needs m + lead slots.
+// Dynamic shared memory (msd_local_pairs_shared): the block's keys, its
+// values, the warps' counters and their tables of masks.
+template <class Tuning> __host__ __device__ constexpr size_t msd_local_pairs_shared(size_t key_bytes, size_t value_bytes) {
+    return size_t(Tuning::kLocalThreads) * Tuning::kLocalItems * (key_bytes + value_bytes) +
+           size_t(2) * (Tuning::kLocalThreads / 32) * kRadix * sizeof(unsigned);
+}
 template <typename K, typename V, class Tuning = MsdPairsTuning>
 __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks)
     msd_local_pairs_kernel(K *keys, V *values, Codec<K> codec, MsdState s) {
@@ -595,13 +602,18 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
     static_assert(Tuning::kLocalSlack == kLine - 1, "libscan::sort: the slack is a line's keys but one");
     static_assert(BLOCK >= kRadix, "libscan::sort: a thread per digit");
     static_assert(32 * IPT < 65536, "libscan::sort: warp ranks are kept in 16 bits");
-    __shared__ K s_keys[BLOCK * IPT];
-    __shared__ V s_values[BLOCK * IPT];
-    __shared__ unsigned s_warp_count[WARPS][kRadix];
+    static_assert(BLOCK * IPT * sizeof(K) % sizeof(V) == 0 && BLOCK * IPT * sizeof(V) % sizeof(unsigned) == 0,
+                  "libscan::sort: the shared arrays stay aligned");
+    extern __shared__ uint4 s_dyn[];
+    K *s_keys = reinterpret_cast<K *>(s_dyn);
+    V *s_values = reinterpret_cast<V *>(s_keys + BLOCK * IPT);
+    unsigned(*s_warp_count)[kRadix] = reinterpret_cast<unsigned(*)[kRadix]>(s_values + BLOCK * IPT);
+    unsigned(*s_masks)[kRadix] = s_warp_count + WARPS;
     __shared__ typename MsdScan<BLOCK>::TempStorage s_scan;
     if (*s.taken == 0u) return;
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     const int warp_base = warp * 32 * IPT;
+    for (int i = t; i < WARPS * kRadix; i += BLOCK) (&s_masks[0][0])[i] = 0; // and zero after every rank
     for (unsigned b = blockIdx.x; b < unsigned(kMsdBuckets); b += gridDim.x) {
         const unsigned begin = s.offsets[b];
         const int m = int(s.offsets[b + 1] - begin); // m + lead <= BLOCK x IPT: msd_row_scan_kernel's check
@@ -631,7 +643,7 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
             for (int i = t; i < WARPS * kRadix; i += BLOCK) (&s_warp_count[0][0])[i] = 0;
             __syncthreads();
             auto digit_of = [&](int k) { return digit_at(warp_base + k * 32 + lane, kk[k], shift); };
-            if (warp_base < end) rank_in_warp<kRadixBits, IPT, 0>(digit_of, s_warp_count[warp], lane, rank);
+            if (warp_base < end) rank_in_warp_masks<IPT>(digit_of, s_warp_count[warp], s_masks[warp], lane, rank);
             __syncthreads();
             msd_warp_offsets<WARPS, BLOCK>(s_warp_count, s_scan);
             if (warp_base < end) {

@@ -376,6 +376,39 @@ __device__ __forceinline__ void rank_in_warp(const DigitOf &digit_of, unsigned *
     }
 }
 
+// rank_in_warp with the peers found through shared memory instead of
+// votes: each lane sets its bit in its digit's word of the warp's table of
+// masks (`masks`, kRadix words, zero before and after), reads the word back,
+// and the peers' leader clears it once every peer has read it. Four
+// shared-memory accesses an item and no votes. Where the votes' ALU work
+// outweighs the shared-memory pipe's, it ranks faster: msd_sort.cuh's local
+// sort of pairs, 2.81 -> 2.53 ms on 2^28 pairs (H200, kernel alone, both
+// bytes; the sort 7.53 -> 7.26 ms). Where the shared-memory pipe is the
+// busier one it ranks slower: in the onesweep passes of u32/u32 pairs the
+// sort of 2^28 took 9.37 ms against 7.27 with votes, 2^27 6.05 against 4.24
+// (bench/results/2026-11-29-h200-local-rank). Same ranks as rank_in_warp.
+template <int IPT, typename DigitOf>
+__device__ __forceinline__ void rank_in_warp_masks(const DigitOf &digit_of, unsigned *counts, unsigned *masks, int lane,
+                                                   unsigned short (&rank)[IPT]) {
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) {
+        const unsigned d = digit_of(k);
+        atomicOr(&masks[d], 1u << lane);
+        __syncwarp();
+        const unsigned peers = masks[d];
+        const int leader = peer_leader(peers);
+        __syncwarp(); // every peer has read the word before its leader clears it
+        unsigned before = 0;
+        if (lane == leader) {
+            before = atomicAdd(&counts[d], unsigned(__popc(peers)));
+            masks[d] = 0;
+        }
+        before = __shfl_sync(libscan::kFullMask, before, leader);
+        __syncwarp(); // the next item's bits and counts come after these
+        rank[k] = static_cast<unsigned short>(before + unsigned(__popc(peers & ((1u << lane) - 1u))));
+    }
+}
+
 // rank_in_warp, choosing per warp: when the warp's first item (ranked by
 // ballots, which tell its distinct digits at no latency a match would add)
 // holds at most FEW distinct digits (FEW > 0), every later item matches

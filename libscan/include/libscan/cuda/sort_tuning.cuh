@@ -233,13 +233,19 @@ template <> struct MsdTuning<8> : MsdTuningCommon {
 };
 // The stable MSD path of 4-byte keys with 4-byte values (msd_sort.cuh):
 // its passes are pass_kernel with PassTuning<4, true>'s tile; the local
-// sort's block. 256 x 18 at 3 blocks an SM (44 KB of shared memory), from
+// sort's block. 256 x 18 at 3 blocks an SM (52 KB of shared memory), from
 // a sweep of the kernel alone on 2^28 u32/u32 pairs in buckets of 4096
 // (H200, medians of 7): 2.348 ms against 2.826 at 2 blocks, 2.542 for 384 x
 // 12, 2.596 for 512 x 9 (a copy of the keys and values: 1.020 ms). In the
-// sort, on buckets of uniform keys, it takes 2.78 ms (ncu), with or without
+// sort, on buckets of uniform keys, it took 2.78 ms (ncu), with or without
 // kLocalSlack: the local sort reads whole 128-byte lines, up to 31 keys
-// before its bucket, which take slots of its block. kMinKeys: the keys
+// before its bucket, which take slots of its block. Ranked with tables of
+// masks (rank_in_warp_masks), alone on buckets of 3896-4295 pairs that start
+// anywhere: 2.525 ms against 2.806 with votes; 384 x 12 2.541, 512 x 9 at 2
+// blocks 2.899, 256 x 18 at 4 blocks 2.630; loading each next bucket with
+// bulk copies while sorting the current one (2 blocks an SM, 74 KB each)
+// 2.589: the kernel waits on shared memory (88% busy under ncu), not on
+// global memory (bench/results/2026-11-29-h200-local-rank). kMinKeys: the keys
 // path's; the stable path against the passes in order, same process
 // (H200, bench/results/2026-11-29-h200-55288f5/msd_pairs_kernels.md):
 // 2^27 1.065x, 2^28 0.898x.
