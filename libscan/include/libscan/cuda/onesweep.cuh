@@ -386,7 +386,7 @@ __device__ __forceinline__ void rank_in_warp(const DigitOf &digit_of, unsigned *
 // bytes; the sort 7.53 -> 7.26 ms). Where the shared-memory pipe is the
 // busier one it ranks slower: in the onesweep passes of u32/u32 pairs the
 // sort of 2^28 took 9.37 ms against 7.27 with votes, 2^27 6.05 against 4.24
-// (bench/results/2026-11-29-h200-local-rank). Same ranks as rank_in_warp.
+// (bench/results/2026-11-29-h200x2-42d969e). Same ranks as rank_in_warp.
 template <int IPT, typename DigitOf>
 __device__ __forceinline__ void rank_in_warp_masks(const DigitOf &digit_of, unsigned *counts, unsigned *masks, int lane,
                                                    unsigned short (&rank)[IPT]) {

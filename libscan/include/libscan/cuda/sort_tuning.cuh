@@ -245,7 +245,7 @@ template <> struct MsdTuning<8> : MsdTuningCommon {
 // blocks 2.899, 256 x 18 at 4 blocks 2.630; loading each next bucket with
 // bulk copies while sorting the current one (2 blocks an SM, 74 KB each)
 // 2.589: the kernel waits on shared memory (88% busy under ncu), not on
-// global memory (bench/results/2026-11-29-h200-local-rank). kMinKeys: the keys
+// global memory (bench/results/2026-11-29-h200x2-42d969e). kMinKeys: the keys
 // path's; the stable path against the passes in order, same process
 // (H200, bench/results/2026-11-29-h200-55288f5/msd_pairs_kernels.md):
 // 2^27 1.065x, 2^28 0.898x.
