@@ -415,15 +415,22 @@ __device__ __forceinline__ void rank_in_warp_masks(const DigitOf &digit_of, unsi
 // (few digits make matching cheap: such keys are few-distinct, and the
 // tile's other items likely are too); otherwise MATCH_EVERY as above. One
 // branch per warp and tile, outside the unrolled loops.
+// The probe: ranks the warp's first item by ballots and returns how many
+// distinct digits its lanes show (their peers' leaders).
+template <int BITS, int IPT, typename DigitOf>
+__device__ __forceinline__ int rank_first_item(const DigitOf &digit_of, unsigned *counts, int lane,
+                                               unsigned short (&rank)[IPT]) {
+    const unsigned d = digit_of(0);
+    const unsigned peers = warp_peers<BITS>(d);
+    const bool leads = lane == peer_leader(peers);
+    rank[0] = rank_among(d, peers, counts, lane);
+    return __popc(__ballot_sync(libscan::kFullMask, leads));
+}
 template <int BITS, int IPT, int MATCH_EVERY, int FEW, typename DigitOf>
 __device__ __forceinline__ void rank_tile_in_warp(const DigitOf &digit_of, unsigned *counts, int lane,
                                                   unsigned short (&rank)[IPT]) {
     if constexpr (FEW > 0) {
-        const unsigned d = digit_of(0);
-        const unsigned peers = warp_peers<BITS>(d);
-        const bool leads = lane == peer_leader(peers);
-        rank[0] = rank_among(d, peers, counts, lane);
-        if (__popc(__ballot_sync(libscan::kFullMask, leads)) <= FEW)
+        if (rank_first_item<BITS, IPT>(digit_of, counts, lane, rank) <= FEW)
             rank_in_warp<BITS, IPT, 1, 1>(digit_of, counts, lane, rank);
         else
             rank_in_warp<BITS, IPT, MATCH_EVERY, 1>(digit_of, counts, lane, rank);
@@ -460,18 +467,14 @@ template <int WARPS, int N> __device__ __forceinline__ void add_warp_offsets(uns
 // order the lanes' adds land in: no peers to find, no ballots (the ballots'
 // votes fill the ALU pipe, ~20% of a pass's time: bench/results/
 // 2026-11-29-h200-f091273/ranking). A warp whose first item shows at most
-// FEW distinct digits among its lanes (ranked by ballots, as
-// rank_tile_in_warp's probe) matches every later item instead: up to 32
+// FEW distinct digits among its lanes (rank_first_item, the probe of
+// rank_tile_in_warp) matches every later item instead: up to 32
 // adds on one address serialise, where one match serves them all.
 template <int BITS, int IPT, int FEW, typename DigitOf>
 __device__ __forceinline__ void rank_tile_any_order(const DigitOf &digit_of, unsigned *counts, int lane,
                                                     unsigned short (&rank)[IPT]) {
     if constexpr (FEW > 0) {
-        const unsigned d = digit_of(0);
-        const unsigned peers = warp_peers<BITS>(d);
-        const bool leads = lane == peer_leader(peers);
-        rank[0] = rank_among(d, peers, counts, lane);
-        if (__popc(__ballot_sync(libscan::kFullMask, leads)) <= FEW) {
+        if (rank_first_item<BITS, IPT>(digit_of, counts, lane, rank) <= FEW) {
             rank_in_warp<BITS, IPT, 1, 1>(digit_of, counts, lane, rank);
             return;
         }
