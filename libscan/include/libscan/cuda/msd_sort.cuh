@@ -579,8 +579,11 @@ __global__ void __launch_bounds__(256) msd_pass_digits_kernel(MsdState s, const 
 // onesweep.cuh's rank_in_warp_masks) from the lowest, items kept in
 // registers between the bytes.
 // Buckets start anywhere; the block reads and writes whole 128-byte lines
-// all the same (a warp's 32 keys spanning two lines cost 5 sectors for 4:
-// the sort of 2^28 pairs took 2.80 ms, against 2.35 for aligned buckets).
+// all the same (a warp's 32 keys spanning two lines cost 5 sectors for 4).
+// Alone on 2^28 pairs (ranked by votes), buckets that start anywhere took
+// 2.804 ms against 2.769 for buckets on 16-byte boundaries (bench/results/
+// 2026-11-29-h200x2-42d969e); the 2.35 ms of an earlier sweep on aligned
+// buckets was another kernel, which read no lines before its bucket.
 // Item j of the block's window is key begin - lead + j, where lead puts
 // the window on a line: the `lead` items before the bucket rank first (as
 // digit 0, every byte: they come first in item order), the items after it

@@ -385,8 +385,9 @@ __device__ __forceinline__ void rank_in_warp(const DigitOf &digit_of, unsigned *
 // sort of pairs, 2.81 -> 2.53 ms on 2^28 pairs (H200, kernel alone, both
 // bytes; the sort 7.53 -> 7.26 ms). Where the shared-memory pipe is the
 // busier one it ranks slower: in the onesweep passes of u32/u32 pairs the
-// sort of 2^28 took 9.37 ms against 7.27 with votes, 2^27 6.05 against 4.24
-// (bench/results/2026-11-29-h200x2-42d969e). Same ranks as rank_in_warp.
+// sort of 2^28 took 9.35-9.37 ms against 7.27-7.30 with votes, 2^27 6.05
+// against 4.24 (bench/results/2026-11-29-h200x2-42d969e). Same ranks as
+// rank_in_warp.
 template <int IPT, typename DigitOf>
 __device__ __forceinline__ void rank_in_warp_masks(const DigitOf &digit_of, unsigned *counts, unsigned *masks, int lane,
                                                    unsigned short (&rank)[IPT]) {
@@ -409,12 +410,6 @@ __device__ __forceinline__ void rank_in_warp_masks(const DigitOf &digit_of, unsi
     }
 }
 
-// rank_in_warp, choosing per warp: when the warp's first item (ranked by
-// ballots, which tell its distinct digits at no latency a match would add)
-// holds at most FEW distinct digits (FEW > 0), every later item matches
-// (few digits make matching cheap: such keys are few-distinct, and the
-// tile's other items likely are too); otherwise MATCH_EVERY as above. One
-// branch per warp and tile, outside the unrolled loops.
 // The probe: ranks the warp's first item by ballots and returns how many
 // distinct digits its lanes show (their peers' leaders).
 template <int BITS, int IPT, typename DigitOf>
@@ -426,6 +421,13 @@ __device__ __forceinline__ int rank_first_item(const DigitOf &digit_of, unsigned
     rank[0] = rank_among(d, peers, counts, lane);
     return __popc(__ballot_sync(libscan::kFullMask, leads));
 }
+
+// rank_in_warp, choosing per warp: when the warp's first item (ranked by
+// ballots, which tell its distinct digits at no latency a match would add)
+// holds at most FEW distinct digits (FEW > 0), every later item matches
+// (few digits make matching cheap: such keys are few-distinct, and the
+// tile's other items likely are too); otherwise MATCH_EVERY as above. One
+// branch per warp and tile, outside the unrolled loops.
 template <int BITS, int IPT, int MATCH_EVERY, int FEW, typename DigitOf>
 __device__ __forceinline__ void rank_tile_in_warp(const DigitOf &digit_of, unsigned *counts, int lane,
                                                   unsigned short (&rank)[IPT]) {
