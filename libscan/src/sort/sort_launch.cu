@@ -174,6 +174,15 @@ template <typename K> cudaError_t allow_msd_hist_shared(int device) {
     return allow_shared(msd_hist_kernel<K>, kMsdHistShared, done, device);
 }
 
+// The stable path's local sort: 52 KB of dynamic shared memory
+// (msd_local_pairs_shared), allowed once per kernel.
+template <typename K, typename V>
+constexpr size_t kMsdLocalPairsShared = msd_local_pairs_shared<MsdPairsTuning>(sizeof(K), sizeof(V));
+template <typename K, typename V> cudaError_t allow_msd_local_pairs_shared(int device) {
+    static std::atomic<unsigned long long> done{0};
+    return allow_shared(msd_local_pairs_kernel<K, V>, kMsdLocalPairsShared<K, V>, done, device);
+}
+
 template <typename K, int CAPACITY, int TILE>
 cudaError_t msd_count(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st, int device, int sms,
                       cudaStream_t stream) {
@@ -274,10 +283,9 @@ cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec,
     launch_pass<K, V, W, Shape>(b, static_cast<unsigned>(tiles + kMsdRows), false, stream);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
 
-    constexpr size_t kShared = msd_local_pairs_shared<MsdPairsTuning>(sizeof(K), sizeof(V));
-    static std::atomic<unsigned long long> allowed{0};
-    if ((e = allow_shared(msd_local_pairs_kernel<K, V>, kShared, allowed, device)) != cudaSuccess) return e;
-    msd_local_pairs_kernel<K, V><<<kMsdBuckets, MsdPairsTuning::kLocalThreads, kShared, stream>>>(out, vout, codec, st);
+    if ((e = allow_msd_local_pairs_shared<K, V>(device)) != cudaSuccess) return e;
+    msd_local_pairs_kernel<K, V><<<kMsdBuckets, MsdPairsTuning::kLocalThreads, kMsdLocalPairsShared<K, V>, stream>>>(
+        out, vout, codec, st);
     return cudaGetLastError();
 }
 
