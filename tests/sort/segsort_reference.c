@@ -35,11 +35,13 @@ static int push(uint64_t **off, size_t *num, size_t *cap, size_t size, size_t n)
 uint64_t *seg_make_offsets(rng_t *r, seg_shape_t s, size_t n, size_t *num) {
     static const size_t edges[] = {0,    1,    2,    255,  256,  257,  1023, 1024, 1025,  2047,
                                    2048, 2049, 4095, 4096, 4097, 8192, 12289, 3,   0,     20000};
-    /* PassTuning's tiles (sort_tuning.cuh): 256 x 16 (8-byte keys or
-       values), 448 x 16 (4-byte pairs), 384 x 20 (4-byte keys); a segment of
-       more than one block's share (4096 or 2048 keys) takes the passes. */
-    static const size_t tiles[] = {7167, 7168, 7169, 4097, 7679, 7680, 7681, 0,     8191,
-                                   8192, 8193, 2049, 14336, 14337, 15360, 15361, 12289, 23041};
+    /* PassTuning's tiles (sort_tuning.cuh): 384 x 15 (8-byte keys or
+       values), 384 x 16 (4-byte pairs; 448 x 16 before), 384 x 20 (4-byte
+       keys); a segment of more than one block's share (4096 or 2048 keys)
+       takes the passes. */
+    static const size_t tiles[] = {6143,  6144,  6145,  7167,  7168,  7169,  4097,  7679,  7680,  7681,  0,
+                                   8191,  8192,  8193,  2049,  5759,  5760,  5761,  12288, 12289, 14336, 14337,
+                                   15360, 15361, 18431, 18433, 23041};
     uint64_t *off = malloc(64 * sizeof *off);
     size_t cap = 64;
     if (!off) return NULL;

@@ -11,7 +11,7 @@
  * there); keys alone, pairs with 4- and 8-byte values, argsort with 4- and
  * 8-byte indices, the double buffer; input and output off the 16-byte
  * boundary (the element-wise copy); sizes 1..3 tiles of every tile shape
- * (5760, 7168, 7680 keys; 4096 before), not multiples of a tile or of a
+ * (5760, 6144, 7680 keys; 4096 and 7168 before), not multiples of a tile or of a
  * vector, and 2^20 + 3; bit ranges where some passes are the identity, all
  * of them are (the output is the input, stable), or the last, narrower pass
  * is. Keys in long runs of one value: whole tiles of one digit in every
@@ -48,14 +48,15 @@ enum { BASE_RANDOM, BASE_ZEROS, BASE_ONES, BASE_COUNT };
 static const libscan_dtype_t kKeys[8] = {LIBSCAN_U8,  LIBSCAN_U16, LIBSCAN_U32, LIBSCAN_I32,
                                          LIBSCAN_F32, LIBSCAN_U64, LIBSCAN_I64, LIBSCAN_F64};
 
-/* Tile shapes of the passes are 5760, 7168 and 7680 keys (8-byte, 4-byte
+/* Tile shapes of the passes are 5760, 6144 and 7680 keys (8-byte, 4-byte
  * pairs, 4-byte keys): one tile of each and a key either side, two and
- * three of the 4-byte shapes and a key (14336, 15361, 21503/21505,
- * 23039/23041), three 8-byte tiles and a key (17281), the 8-byte tile of
- * before (4096), sizes not a multiple of any vector, and the trivial
+ * three of the 4-byte shapes and a key (12288, 15361, 18431/18433,
+ * 23039/23041), three 8-byte tiles and a key (17281), the tiles of before
+ * (4096, 7168), sizes not a multiple of any vector, and the trivial
  * sizes. */
-static const size_t kSizes[] = {1,    2,    3,    4096, 5759,  5760,  5761,  7167,  7168,  7169,  7679,  7680,
-                                7681, 8193, 12289, 14336, 15361, 17281, 21503, 21505, 23039, 23041, 100003};
+static const size_t kSizes[] = {1,     2,     3,     4096,  5759,  5760,  5761,  6143,  6144,  6145,  7167,
+                                7168,  7169,  7679,  7680,  7681,  8193,  12288, 12289, 15361, 17281, 18431,
+                                18433, 23039, 23041, 100003};
 
 /* The bits in which keys of `shape` differ, for keys of width w bits. */
 static uint64_t vary_bits(int shape, unsigned w) {
@@ -287,7 +288,7 @@ static void test_long_runs(void **state) {
  * skip the ranking (and their neighbours that straddle two runs rank); pairs
  * and argsort with 4-byte values for every key type that takes that kernel,
  * keys and 8-byte values for the others' sake, at 3 tiles and 2^18 + 3 keys
- * (36 tiles of 7168). */
+ * (43 tiles of 6144). */
 static void test_runs_of_few_values(void **state) {
     (void)state;
     test_require_gpu();

@@ -327,7 +327,7 @@ LIBSCAN_API int libscan_sort_num_passes(libscan_dtype_t key, unsigned begin_bit,
  *          alternate copy of the keys and values for the segments larger than
  *          one block's share (2048 or 4096 keys), which take libscan_sort()'s
  *          passes; their bookkeeping (look-back words, and each such
- *          segment's digit counts) of at most 1.4 bytes per key when neither
+ *          segment's digit counts) of at most 1.5 bytes per key when neither
  *          keys nor values exceed 4 bytes, 2.8 for 1- to 4-byte keys with
  *          8-byte values, 4.8 for 8-byte keys (twice that from 2^30 keys;
  *          far less when num_segments is small); and 16 bytes per segment.

@@ -148,11 +148,11 @@ cudaError_t run_large(const libscan__segsort_plan_t &pl, const Codec<K> &codec, 
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<C, kRadix>{words};
         // Each segment's first pass in any order where the plain sort's would be.
-        launch_pass<K, V, C, Pass>(
+        e = launch_pass<K, V, C, Pass>(
             p, static_cast<unsigned>(lay.max_tiles),
             pass == 0 && libscan__sort_any_order_first_pass(sizeof(K), size_t(value_size<V>()), pl.begin_bit, pl.end_bit),
             stream);
-        if ((e = cudaGetLastError()) != cudaSuccess) return e;
+        if (e != cudaSuccess) return e;
         src = dst;
         vsrc = vdst;
     }

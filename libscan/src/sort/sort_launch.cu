@@ -104,10 +104,9 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
         p.digit = Digit<K>::of_pass(codec, pl.begin_bit, pl.end_bit, pass);
         p.tile_counter = counters + pass;
         p.lookback = DigitLookback<W, kRadix>{status};
-        launch_pass<K, V, W, Tuning>(
+        const cudaError_t e = launch_pass<K, V, W, Tuning>(
             p, static_cast<unsigned>(tiles),
             pass == 0 && libscan__sort_any_order_first_pass(sizeof(K), kValueBytes, pl.begin_bit, pl.end_bit), stream);
-        cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         src = dst;
         vsrc = vdst;
@@ -128,23 +127,10 @@ bool takes_counting_sort(const libscan__sort_plan_t &pl) {
     return path == LIBSCAN__SORT_PATH_COUNTING || pl.count >= CountingTuning::min_keys(ks);
 }
 
-// A kernel that takes more than 48 KB of dynamic shared memory must be
-// allowed it once per device: `done` holds a bit per device (beyond 64
-// devices, every call asks again).
-template <typename Kernel>
-cudaError_t allow_shared(Kernel kernel, size_t bytes, std::atomic<unsigned long long> &done, int device) {
-    if (bytes <= 48 * 1024) return cudaSuccess;
-    const unsigned long long bit = device < 64 ? 1ull << device : 0;
-    if (bit && (done.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
-    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
-    if (e == cudaSuccess && bit) done.fetch_or(bit, std::memory_order_relaxed);
-    return e;
-}
-
 // 16-bit keys count into 128 KB of dynamic shared memory.
 template <typename K> cudaError_t allow_count_shared(int device) {
     static std::atomic<unsigned long long> done{0};
-    return allow_shared(count_kernel<K>, CountingShape<K>::kSharedBytes, done, device);
+    return libscan::detail::allow_dynamic_shared(count_kernel<K>, CountingShape<K>::kSharedBytes, done, device);
 }
 
 // Whether the plan launches the MSD path (msd_sort.cuh) ahead of the
@@ -171,7 +157,7 @@ bool takes_msd(const libscan__sort_plan_t &pl) {
 constexpr size_t kMsdHistShared = size_t(kMsdBuckets) / 2 * sizeof(unsigned);
 template <typename K> cudaError_t allow_msd_hist_shared(int device) {
     static std::atomic<unsigned long long> done{0};
-    return allow_shared(msd_hist_kernel<K>, kMsdHistShared, done, device);
+    return libscan::detail::allow_dynamic_shared(msd_hist_kernel<K>, kMsdHistShared, done, device);
 }
 
 // The stable path's local sort: 52 KB of dynamic shared memory
@@ -180,7 +166,8 @@ template <typename K, typename V>
 constexpr size_t kMsdLocalPairsShared = msd_local_pairs_shared<MsdPairsTuning>(sizeof(K), sizeof(V));
 template <typename K, typename V> cudaError_t allow_msd_local_pairs_shared(int device) {
     static std::atomic<unsigned long long> done{0};
-    return allow_shared(msd_local_pairs_kernel<K, V>, kMsdLocalPairsShared<K, V>, done, device);
+    return libscan::detail::allow_dynamic_shared(msd_local_pairs_kernel<K, V>, kMsdLocalPairsShared<K, V>, done,
+                                                 device);
 }
 
 template <typename K, int CAPACITY, int TILE>
@@ -264,8 +251,7 @@ cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec,
     a.digit = Digit<K>{codec, 0u, 0xffu}; // the shift comes from the device
     a.tile_counter = counters;
     a.lookback = DigitLookback<W, kRadix>{status};
-    launch_pass<K, V, W, Shape>(a, static_cast<unsigned>(tiles), false, stream);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    if ((e = launch_pass<K, V, W, Shape>(a, static_cast<unsigned>(tiles), false, stream)) != cudaSuccess) return e;
 
     // Pass B's tiles never straddle two rows: at most one more per row.
     if ((e = cudaMemsetAsync(status, 0, DigitLookback<W, kRadix>::bytes(tiles + kMsdRows), stream)) != cudaSuccess)
@@ -280,8 +266,8 @@ cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec,
     b.digit = Digit<K>{codec, 0u, 0xffu};
     b.tile_counter = counters + 1;
     b.lookback = DigitLookback<W, kRadix>{status};
-    launch_pass<K, V, W, Shape>(b, static_cast<unsigned>(tiles + kMsdRows), false, stream);
-    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    if ((e = launch_pass<K, V, W, Shape>(b, static_cast<unsigned>(tiles + kMsdRows), false, stream)) != cudaSuccess)
+        return e;
 
     if ((e = allow_msd_local_pairs_shared<K, V>(device)) != cudaSuccess) return e;
     msd_local_pairs_kernel<K, V><<<kMsdBuckets, MsdPairsTuning::kLocalThreads, kMsdLocalPairsShared<K, V>, stream>>>(

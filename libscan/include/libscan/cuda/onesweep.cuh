@@ -21,7 +21,8 @@
 //      each digit's offset from the earlier tiles by look-back
 //      (digit_lookback.cuh), then scatters keys (and values) through shared
 //      memory so that consecutive threads write consecutive outputs of one
-//      digit.
+//      digit (keys and values each through its own buffer, moved out by one
+//      loop, where PassTuning's kSplitValues says so).
 //      The first pass of a sort of keys without values over the whole key
 //      (and of each large segment's sort, segmented_sort.cuh) ranks in any
 //      order instead (ANY_ORDER: one shared atomic a key, no peers to find):
@@ -49,6 +50,7 @@
 
 #include "libscan/cuda/block_scan.cuh"
 #include "libscan/cuda/digit_lookback.cuh"
+#include "libscan/cuda/dynamic_shared.cuh"
 #include "libscan/cuda/sort_tuning.cuh"
 
 namespace libscan::sort {
@@ -569,9 +571,38 @@ __device__ __noinline__ void copy_pass_tile(const K *keys_in, K *keys_out, const
     }
 }
 
+// A store of a 4- or 8-byte word to a global address held as an integer
+// (st.global: through a generic pointer the store would resolve the
+// address space each time).
+template <typename T> __device__ __forceinline__ void store_global(unsigned long long address, T v) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "libscan::sort: 4- and 8-byte words");
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long b;
+        memcpy(&b, &v, 8);
+        asm volatile("st.global.b64 [%0], %1;" ::"l"(address), "l"(b) : "memory");
+    } else {
+        unsigned b;
+        memcpy(&b, &v, 4);
+        asm volatile("st.global.b32 [%0], %1;" ::"l"(address), "r"(b) : "memory");
+    }
+}
+
+// pass_kernel's dynamic shared memory: none, or with Shape::kSplitValues
+// and values, the keys' exchange buffer, the values' and the warp
+// histograms, one after another.
+template <typename K, typename V, class Shape> struct PassShared {
+    static constexpr bool kSplit = !std::is_same<V, NoValues>::value && Shape::kSplitValues;
+    static constexpr size_t kTile = size_t(Shape::kBlockThreads) * Shape::kItemsPerThread;
+    static constexpr size_t align16(size_t b) { return (b + 15) / 16 * 16; }
+    static constexpr size_t kValuesOffset = align16(kTile * sizeof(K));
+    static constexpr size_t kHistOffset = kValuesOffset + align16(kTile * (kSplit ? sizeof(V) : 0));
+    static constexpr size_t kBytes =
+        kSplit ? kHistOffset + size_t(Shape::kBlockThreads / 32) * (kRadix + 1) * sizeof(unsigned) : 0;
+};
+
 // Shape (sort_tuning.cuh's PassTuning): kBlockThreads, kItemsPerThread,
 // kLookbackWindow, kMinBlocks, kKeepDigits, kMatchEvery, kFewDigits,
-// kShareHistogram, kUniformTiles, kAnyOrderFew.
+// kShareHistogram, kUniformTiles, kAnyOrderFew, kSplitValues.
 // ANY_ORDER: the pass may order the items of one digit as it likes
 // (rank_tile_any_order says when that holds); else the items of a digit
 // keep their order, which makes the sort stable.
@@ -594,13 +625,23 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     // last read comes before the buffer's first write, one more barrier per
     // tile), which leaves the tile more of the 48 KB of static shared memory;
     // else after it.
+    // Shape::kSplitValues (with values): keys and values each have their
+    // own exchange buffer, in dynamic shared memory (PassShared), so that
+    // both are in place before one barrier and one loop moves both out.
+    using Layout = PassShared<K, V, Shape>;
+    constexpr bool kSplit = Layout::kSplit;
     constexpr size_t kWarpHistBytes = size_t(kWarps) * (kRadix + 1) * sizeof(unsigned);
+    static_assert(!(kSplit && Shape::kShareHistogram), "libscan::sort: split buffers keep the histograms apart");
     constexpr bool kShare = Shape::kShareHistogram;
-    constexpr size_t kSharedBytes = !kShare ? kExchangeBytes + kWarpHistBytes
+    constexpr size_t kSharedBytes = kSplit ? 16
+                                    : !kShare ? kExchangeBytes + kWarpHistBytes
                                     : kExchangeBytes > kWarpHistBytes ? kExchangeBytes : kWarpHistBytes;
     static_assert(kExchangeBytes % sizeof(unsigned) == 0, "libscan::sort: the warp histograms must stay aligned");
-    __shared__ alignas(16) unsigned char s_exchange[kSharedBytes];
-    auto s_warp_hist = reinterpret_cast<unsigned (*)[kRadix + 1]>(s_exchange + (kShare ? 0 : kExchangeBytes));
+    __shared__ alignas(16) unsigned char s_static[kSharedBytes];
+    extern __shared__ uint4 s_dynamic[];
+    unsigned char *const s_exchange = kSplit ? reinterpret_cast<unsigned char *>(s_dynamic) : s_static;
+    auto s_warp_hist = reinterpret_cast<unsigned (*)[kRadix + 1]>(
+        s_exchange + (kSplit ? Layout::kHistOffset : kShare ? 0 : kExchangeBytes));
     __shared__ unsigned long long s_global[kRadix];
     __shared__ typename Scan::TempStorage s_scan;
     __shared__ unsigned s_tile;
@@ -779,10 +820,48 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     }
 
     // Global start of each digit's run in this tile (wrapping arithmetic: the
-    // tile position i of the run is added back when scattering).
+    // tile position i of the run is added back when scattering). Split
+    // buffers with keys and values of one size (4 or 8 bytes): the address
+    // where key 0 of the run would be instead, and a value's is a constant
+    // distance from its key's (three instructions a store pair where 64-bit
+    // places take eight).
+    constexpr bool kAddresses = kSplit && sizeof(K) == sizeof(V) && sizeof(K) >= 4;
     if (t < kRadix) {
         const W before = p.lookback.template exclusive<WINDOW>(tile, t, W(tile_count), at.first);
         s_global[t] = p.tiles.start(at, t) + static_cast<unsigned long long>(before) - start[0];
+        if constexpr (kAddresses) s_global[t] = reinterpret_cast<uintptr_t>(p.keys_out) + sizeof(K) * s_global[t];
+    }
+    if constexpr (kSplit) {
+        // Values to their places in their own buffer, then keys and values
+        // out together: one barrier, one loop.
+        V *s_values = reinterpret_cast<V *>(s_exchange + Layout::kValuesOffset);
+#pragma unroll
+        for (int k = 0; k < IPT; ++k)
+            if (local[k] >= 0) s_values[local[k]] = values[k];
+        __syncthreads();
+        [[maybe_unused]] const unsigned long long apart =
+            reinterpret_cast<uintptr_t>(p.values_out) - reinterpret_cast<uintptr_t>(p.keys_out);
+        auto out = [&](int i) {
+            const K key = s_keys[i];
+            const unsigned long long run = s_global[digit(key)];
+            if constexpr (kAddresses) {
+                const unsigned long long at = run + sizeof(K) * unsigned(i);
+                store_global(at, key);
+                store_global(at + apart, s_values[i]);
+            } else {
+                p.keys_out[run + unsigned(i)] = key;
+                p.values_out[run + unsigned(i)] = s_values[i];
+            }
+        };
+        if (valid == kTile) {
+#pragma unroll
+            for (int j = 0; j < IPT; ++j) out(t + j * BLOCK);
+        } else {
+#pragma unroll
+            for (int j = 0; j < IPT; ++j)
+                if (t + j * BLOCK < valid) out(t + j * BLOCK);
+        }
+        return;
     }
     __syncthreads();
 
@@ -820,19 +899,27 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
     }
 }
 
-// Enqueues one pass over `grid` tiles on `stream`: pass_kernel's ANY_ORDER
-// form where any_order holds (for keys without values only; the caller asks
-// the sort's rule, libscan__sort_any_order_first_pass), else the in-order one.
+// Enqueues one pass over `grid` tiles on `stream` (after its allowance of
+// dynamic shared memory, where it takes some): pass_kernel's ANY_ORDER form
+// where any_order holds (for keys without values only; the caller asks the
+// sort's rule, libscan__sort_any_order_first_pass), else the in-order one.
+// Returns the launch's error.
 template <typename K, typename V, typename W, class Shape, typename Tiles>
-inline void launch_pass(const PassParams<K, V, W, Tiles> &p, unsigned grid, bool any_order, cudaStream_t stream) {
+inline cudaError_t launch_pass(const PassParams<K, V, W, Tiles> &p, unsigned grid, bool any_order,
+                               cudaStream_t stream) {
     if constexpr (std::is_same<V, NoValues>::value) {
         if (any_order) {
             pass_kernel<K, V, W, Shape, Tiles, true><<<grid, Shape::kBlockThreads, 0, stream>>>(p);
-            return;
+            return cudaGetLastError();
         }
     }
     (void)any_order;
-    pass_kernel<K, V, W, Shape, Tiles><<<grid, Shape::kBlockThreads, 0, stream>>>(p);
+    constexpr size_t kShared = PassShared<K, V, Shape>::kBytes;
+    static std::atomic<unsigned long long> allowed{0};
+    const cudaError_t e = libscan::detail::allow_dynamic_shared(pass_kernel<K, V, W, Shape, Tiles>, kShared, allowed);
+    if (e != cudaSuccess) return e;
+    pass_kernel<K, V, W, Shape, Tiles><<<grid, Shape::kBlockThreads, kShared, stream>>>(p);
+    return cudaGetLastError();
 }
 
 // argsort with no passes: indices 0, 1, 2, ...

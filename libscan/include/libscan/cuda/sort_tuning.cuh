@@ -20,7 +20,8 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // The per-pass (onesweep) kernel, chosen by the widest of key and value and
 // by whether values travel. 4-byte keys only: 384 threads x 20 keys = 7680
 // keys per tile, 30 KB of exchange + 12 KB of warp histograms; with 4-byte
-// values, 448 x 16 = 7168, 28 KB + 14 KB. 8-byte: 384 x 15 = 5760, 45 KB of
+// values, 384 x 16 = 6144 at 3 blocks an SM, 24 KB of keys + 24 KB of
+// values + 12 KB (kSplitValues, below). 8-byte: 384 x 15 = 5760, 45 KB of
 // exchange holding the 12 KB of histograms.
 // Chosen by `bench_radixsort --logs 28 --no-dists` (2^28 keys): u32 keys,
 // ballot ranking, 384 x 20 8.56 ms against 8.98 ms for 384 x 16; u32/u32
@@ -62,6 +63,28 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // ANDed with ballots of the rest, 1.008 / 1.20 / 1.51; CUB's early counts
 // (the tile's digit counts by one shared atomic a key, published before
 // the ranking), 1.053.
+// kSplitValues (with values): keys and values each take their own exchange
+// buffer (dynamic shared memory, onesweep.cuh's PassShared), so that both
+// are in place before one barrier and one loop writes both out, a key's
+// address from its digit's and its value's a constant distance away (where
+// they are of one size). ncu (H200, 2^28 u32/u32 pairs, MSD pass B, one
+// buffer at 448 x 16, 2 blocks an SM, 72 registers): 1.13 G instructions
+// against CUB's 0.71 G, 44 of them an item in the two loops out against
+// CUB's 20, latency-bound (1.2 eligible warps of 6.9 a scheduler)
+// (bench/results/2026-11-29-h200-split-pairs). bench_radixsort --logs 27,28
+// --reps 7 --no-dists --seed 4, H200, caller temp, medians of 3
+// interleaved processes each (same results folder):
+//                                  u32/u32 pairs 2^27  2^28   u16/u32 2^27  2^28
+//   one buffer, 448 x 16, 2 blocks (eb4b2bb)     4.22  7.30           2.16  4.27
+//   split, 448 x 16, 2 blocks (72 registers)     4.21  7.34             -     -
+//   split, 512 x 14, 2 blocks (64 registers)     4.27  7.38             -     -
+//   one buffer, 384 x 16, 3 blocks, digits again 4.50  7.37           2.14  4.23
+//   split, 384 x 16, 3 blocks, digits kept      4.10  7.18           1.96  3.87
+//     (114 bytes of spills at 56 registers)
+//   split, 384 x 16, 3 blocks, digits again      3.96  7.00           1.93  3.81
+//   split, 384 x 18, 3 blocks, digits again      4.26  7.28           1.84  3.62
+//   split, 320 x 20, 3 blocks, digits again      4.05    -              -     -
+// (CUB's best: 3.73 7.44 1.83 3.63.) The last but two is this entry.
 // kShareHistogram: the warp histograms live inside the exchange buffer, at
 // the cost of one more barrier a tile, so that a larger tile fits. Tiles,
 // bench_radixsort --logs 28 --reps 7, H200, caller temp / best CUB, one
@@ -101,16 +124,17 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // 16.721 -> 16.514 (1.005x), low-byte u32 3.306 -> 3.043; 2- and 16-distinct
 // u32 keys unchanged (4.447 / 4.662 ms: the matches).
 template <int ELEMENT_BYTES, bool PAIRS> struct PassTuning {
-    static constexpr int kBlockThreads = 448;
+    static constexpr int kBlockThreads = 384;
     static constexpr int kItemsPerThread = 16;
     static constexpr int kLookbackWindow = 1;
-    static constexpr int kMinBlocks = 0;
-    static constexpr bool kKeepDigits = true;
+    static constexpr int kMinBlocks = 3;
+    static constexpr bool kKeepDigits = false;
     static constexpr int kMatchEvery = 0;
     static constexpr int kFewDigits = 16;
     static constexpr bool kShareHistogram = false;
     static constexpr bool kUniformTiles = true;
     static constexpr int kAnyOrderFew = 16;
+    static constexpr bool kSplitValues = true;
 };
 template <> struct PassTuning<4, false> {
     static constexpr int kBlockThreads = 384;
@@ -123,6 +147,7 @@ template <> struct PassTuning<4, false> {
     static constexpr bool kShareHistogram = false;
     static constexpr bool kUniformTiles = false;
     static constexpr int kAnyOrderFew = 16;
+    static constexpr bool kSplitValues = false;
 };
 template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr int kBlockThreads = 384;
@@ -135,6 +160,7 @@ template <bool PAIRS> struct PassTuning<8, PAIRS> {
     static constexpr bool kShareHistogram = true;
     static constexpr bool kUniformTiles = false;
     static constexpr int kAnyOrderFew = 16;
+    static constexpr bool kSplitValues = false;
 };
 
 // A pass whose keys hold more than one digit but at most this many may look
