@@ -73,17 +73,18 @@ constexpr int kMaxPasses = 8; // 64-bit keys
 // CUB's 20, latency-bound (1.2 eligible warps of 6.9 a scheduler)
 // (bench/results/2026-11-29-h200-split-pairs). bench_radixsort --logs 27,28
 // --reps 7 --no-dists --seed 4, H200, caller temp, medians of 3
-// interleaved processes each (same results folder):
-//                                  u32/u32 pairs 2^27  2^28   u16/u32 2^27  2^28
-//   one buffer, 448 x 16, 2 blocks (eb4b2bb)     4.22  7.30           2.16  4.27
-//   split, 448 x 16, 2 blocks (72 registers)     4.21  7.34             -     -
-//   split, 512 x 14, 2 blocks (64 registers)     4.27  7.38             -     -
-//   one buffer, 384 x 16, 3 blocks, digits again 4.50  7.37           2.14  4.23
-//   split, 384 x 16, 3 blocks, digits kept      4.10  7.18           1.96  3.87
+// interleaved processes each (the split 448 and 512 rows: an earlier
+// run's, two processes at 2^28 and one at 2^27; same results folder):
+//                                   u32/u32 pairs 2^27  2^28   u16/u32 2^27  2^28
+//   one buffer, 448 x 16, 2 blocks (eb4b2bb)      4.216  7.302         2.152  4.267
+//   split, 448 x 16, 2 blocks (72 registers)      4.210  7.338         2.070    -
+//   split, 512 x 14, 2 blocks (64 registers)      4.265  7.377         2.059    -
+//   one buffer, 384 x 16, 3 blocks, digits again 4.505  7.374         2.138  4.226
+//   split, 384 x 16, 3 blocks, digits kept        4.104  7.178         1.961  3.873
 //     (114 bytes of spills at 56 registers)
-//   split, 384 x 16, 3 blocks, digits again      3.96  7.00           1.93  3.81
-//   split, 384 x 18, 3 blocks, digits again      4.26  7.28           1.84  3.62
-//   split, 320 x 20, 3 blocks, digits again      4.05    -              -     -
+//   split, 384 x 16, 3 blocks, digits again       3.965  7.003         1.930  3.808
+//   split, 384 x 18, 3 blocks, digits again       4.258  7.291         1.842  3.621
+//   split, 320 x 20, 3 blocks, digits again       4.048    -             -      -
 // (CUB's best: 3.73 7.44 1.83 3.63.) The last but two is this entry.
 // kShareHistogram: the warp histograms live inside the exchange buffer, at
 // the cost of one more barrier a tile, so that a larger tile fits. Tiles,
