@@ -127,12 +127,6 @@ bool takes_counting_sort(const libscan__sort_plan_t &pl) {
     return path == LIBSCAN__SORT_PATH_COUNTING || pl.count >= CountingTuning::min_keys(ks);
 }
 
-// 16-bit keys count into 128 KB of dynamic shared memory.
-template <typename K> cudaError_t allow_count_shared(int device) {
-    static std::atomic<unsigned long long> done{0};
-    return libscan::detail::allow_dynamic_shared(count_kernel<K>, CountingShape<K>::kSharedBytes, done, device);
-}
-
 // Whether the plan launches the MSD path (msd_sort.cuh) ahead of the
 // passes: a sort over the whole key of 4- or 8-byte keys without values
 // (the rule of libscan__sort_any_order_first_pass) or of 4-byte keys with
@@ -152,28 +146,17 @@ bool takes_msd(const libscan__sort_plan_t &pl) {
 // The MSD path's first steps, the same for both of its forms: the counts of
 // the top 16 bits, where each bucket and row starts, pass B's tiles (TILE
 // keys each) and the decision (a bucket over CAPACITY keys: not taken).
-// The MSD count's 128 KB of dynamic shared memory, allowed once per kernel
-// (per key width: both forms of the path launch the same kernel).
+// The MSD count's 128 KB of dynamic shared memory; the stable path's local
+// sort's 52 KB (msd_local_pairs_shared). Each allowed once per kernel and
+// device (allow_dynamic_shared).
 constexpr size_t kMsdHistShared = size_t(kMsdBuckets) / 2 * sizeof(unsigned);
-template <typename K> cudaError_t allow_msd_hist_shared(int device) {
-    static std::atomic<unsigned long long> done{0};
-    return libscan::detail::allow_dynamic_shared(msd_hist_kernel<K>, kMsdHistShared, done, device);
-}
-
-// The stable path's local sort: 52 KB of dynamic shared memory
-// (msd_local_pairs_shared), allowed once per kernel.
 template <typename K, typename V>
 constexpr size_t kMsdLocalPairsShared = msd_local_pairs_shared<MsdPairsTuning>(sizeof(K), sizeof(V));
-template <typename K, typename V> cudaError_t allow_msd_local_pairs_shared(int device) {
-    static std::atomic<unsigned long long> done{0};
-    return libscan::detail::allow_dynamic_shared(msd_local_pairs_kernel<K, V>, kMsdLocalPairsShared<K, V>, done,
-                                                 device);
-}
 
 template <typename K, int CAPACITY, int TILE>
 cudaError_t msd_count(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st, int device, int sms,
                       cudaStream_t stream) {
-    cudaError_t e = allow_msd_hist_shared<K>(device);
+    cudaError_t e = libscan::detail::allow_dynamic_shared<msd_hist_kernel<K>>(kMsdHistShared, device);
     if (e == cudaSuccess) e = cudaMemsetAsync(st.hist, 0, MsdLayout::kBytes, stream);
     if (e != cudaSuccess) return e;
     msd_hist_kernel<K><<<unsigned(sms), MsdTuningCommon::kHistThreads, kMsdHistShared, stream>>>(
@@ -269,7 +252,9 @@ cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec,
     if ((e = launch_pass<K, V, W, Shape>(b, static_cast<unsigned>(tiles + kMsdRows), false, stream)) != cudaSuccess)
         return e;
 
-    if ((e = allow_msd_local_pairs_shared<K, V>(device)) != cudaSuccess) return e;
+    if ((e = libscan::detail::allow_dynamic_shared<msd_local_pairs_kernel<K, V>>(kMsdLocalPairsShared<K, V>, device)) !=
+        cudaSuccess)
+        return e;
     msd_local_pairs_kernel<K, V><<<kMsdBuckets, MsdPairsTuning::kLocalThreads, kMsdLocalPairsShared<K, V>, stream>>>(
         out, vout, codec, st);
     return cudaGetLastError();
@@ -278,7 +263,8 @@ cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec,
 template <typename K> cudaError_t run_counting(const libscan__sort_plan_t &pl, int device, int sms, cudaStream_t stream) {
     using Shape = CountingShape<K>;
     unsigned long long *counts = static_cast<unsigned long long *>(pl.scratch);
-    cudaError_t e = allow_count_shared<K>(device);
+    // 16-bit keys count into 128 KB of dynamic shared memory.
+    cudaError_t e = libscan::detail::allow_dynamic_shared<count_kernel<K>>(CountingShape<K>::kSharedBytes, device);
     if (e == cudaSuccess) e = cudaMemsetAsync(counts, 0, size_t(Shape::kBins) * sizeof(unsigned long long), stream);
     if (e != cudaSuccess) return e;
     const Codec<K> codec = make_codec<K>(pl.key, pl.descending != 0);

@@ -12,11 +12,11 @@ namespace libscan::detail {
 // A kernel whose static and dynamic shared memory together pass 48 KB must
 // be allowed its dynamic bytes (cudaFuncAttributeMaxDynamicSharedMemorySize)
 // before it launches; any kernel with dynamic bytes asks, since its static
-// arrays count too. `done` (one per kernel) holds a bit per device, so that
-// the attribute is set once per device (beyond 64 devices, every call asks
-// again). device < 0: the current one.
-template <typename Kernel>
-cudaError_t allow_dynamic_shared(Kernel kernel, size_t bytes, std::atomic<unsigned long long> &done, int device = -1) {
+// arrays count too. Each KERNEL keeps a bit per device it was allowed on, so
+// that the attribute is set once per kernel and device (beyond 64 devices,
+// every call asks again). device < 0: the current one.
+template <auto KERNEL> cudaError_t allow_dynamic_shared(size_t bytes, int device = -1) {
+    static std::atomic<unsigned long long> done{0};
     if (bytes == 0) return cudaSuccess;
     if (device < 0) {
         const cudaError_t e = cudaGetDevice(&device);
@@ -24,7 +24,7 @@ cudaError_t allow_dynamic_shared(Kernel kernel, size_t bytes, std::atomic<unsign
     }
     const unsigned long long bit = device < 64 ? 1ull << device : 0;
     if (bit && (done.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
-    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+    const cudaError_t e = cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
     if (e == cudaSuccess && bit) done.fetch_or(bit, std::memory_order_relaxed);
     return e;
 }

@@ -915,8 +915,7 @@ inline cudaError_t launch_pass(const PassParams<K, V, W, Tiles> &p, unsigned gri
     }
     (void)any_order;
     constexpr size_t kShared = PassShared<K, V, Shape>::kBytes;
-    static std::atomic<unsigned long long> allowed{0};
-    const cudaError_t e = libscan::detail::allow_dynamic_shared(pass_kernel<K, V, W, Shape, Tiles>, kShared, allowed);
+    const cudaError_t e = libscan::detail::allow_dynamic_shared<pass_kernel<K, V, W, Shape, Tiles>>(kShared);
     if (e != cudaSuccess) return e;
     pass_kernel<K, V, W, Shape, Tiles><<<grid, Shape::kBlockThreads, kShared, stream>>>(p);
     return cudaGetLastError();
