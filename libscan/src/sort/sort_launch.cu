@@ -60,18 +60,34 @@ size_t counting_bytes(size_t key_bytes) {
     return key_bytes <= 2 ? ((size_t(1) << (8 * key_bytes)) + 1) * sizeof(unsigned long long) : 0;
 }
 
+// Zeroes a pass's look-back words (`bytes` from `words`) on `stream`; skip:
+// null, or the MSD path's flag, when set the pass is skipped and nothing is
+// zeroed (zero_unless_skipped_kernel).
+cudaError_t clear_lookback(void *words, size_t bytes, const unsigned *skip, int sms, cudaStream_t stream) {
+    if (skip == nullptr || bytes % 16 != 0 || reinterpret_cast<uintptr_t>(words) % 16 != 0)
+        return cudaMemsetAsync(words, 0, bytes, stream);
+    constexpr int kBlock = 256;
+    const size_t vectors = bytes / 16, cap = size_t(sms > 0 ? sms : 1) * 8;
+    const size_t blocks = (vectors + kBlock - 1) / kBlock;
+    zero_unless_skipped_kernel<kBlock><<<unsigned(blocks < cap ? blocks : cap), kBlock, 0, stream>>>(
+        static_cast<uint4 *>(words), vectors, skip);
+    return cudaGetLastError();
+}
+
 // Enqueues the passes from `first` on (the stable MSD path's launches,
 // run_msd_pairs, stand for those before it). Every pass but the plan's
-// first zeroes the look-back words before it starts.
+// first zeroes the look-back words before it starts. skip: null, or the
+// MSD path's flag: when set on the device, every pass from `first` on is
+// skipped (digit_base_kernel's kSkipTile) and zeroes nothing
+// (clear_lookback).
 template <typename K, typename V, typename W>
 cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, char *scratch, int first, int sms,
-                       cudaStream_t stream) {
+                       const unsigned *skip, cudaStream_t stream) {
     constexpr size_t kValueBytes = std::is_same<V, NoValues>::value ? 0 : sizeof(V);
     using Tuning = PassTuning<pass_width(sizeof(K), kValueBytes), (kValueBytes > 0)>;
     constexpr int BLOCK = Tuning::kBlockThreads;
     constexpr int IPT = Tuning::kItemsPerThread;
     constexpr int kTile = BLOCK * IPT;
-    (void)sms;
 
     const size_t tiles = (pl.count + kTile - 1) / kTile;
     if (tiles >= kSkipTile) return cudaErrorInvalidValue; // the counter's top bits are the pass's marks
@@ -91,7 +107,7 @@ cudaError_t run_passes(const libscan__sort_plan_t &pl, const Codec<K> &codec, ch
         K *dst = static_cast<K *>(to_out ? pl.keys_out : pl.keys_alt);
         V *vdst = static_cast<V *>(to_out ? pl.values_out : pl.values_alt);
         if (pass > 0) {
-            cudaError_t e = cudaMemsetAsync(status, 0, status_bytes, stream);
+            const cudaError_t e = clear_lookback(status, status_bytes, skip, sms, stream);
             if (e != cudaSuccess) return e;
         }
         PassParams<K, V, W> p;
@@ -366,8 +382,9 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
         if (e != cudaSuccess) return e;
     }
 
-    if (wbytes == sizeof(unsigned)) return run_passes<K, V, unsigned>(pl, codec, scratch, msd_passes, sms, stream);
-    return run_passes<K, V, unsigned long long>(pl, codec, scratch, msd_passes, sms, stream);
+    if (wbytes == sizeof(unsigned))
+        return run_passes<K, V, unsigned>(pl, codec, scratch, msd_passes, sms, msd_taken, stream);
+    return run_passes<K, V, unsigned long long>(pl, codec, scratch, msd_passes, sms, msd_taken, stream);
 }
 
 template <typename K> cudaError_t run_key(const libscan__sort_plan_t &pl, cudaStream_t stream) {

@@ -221,12 +221,19 @@ __global__ void __launch_bounds__(Tuning::kHistThreads) msd_hist_kernel(const K 
     // Whole warps take the vectors (the matches need every lane): the
     // loop runs while the warp's first lane has one.
     const size_t warp_first = size_t(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u);
+    // Each lane loads its next vector before counting this one: two loads in
+    // flight a lane, not one (H200, 2^28 keys, otherwise the same library:
+    // the sort of u64 keys 0.17 ms faster, of u32 keys 0.01; bench/results/
+    // 2026-11-29-h200-skip-waste).
+    auto load = [&](size_t v) { return v < vectors ? vec[v] : make_uint4(0u, 0u, 0u, 0u); };
+    uint4 r = load(warp_first + unsigned(lane));
     for (size_t v0 = warp_first; v0 < vectors; v0 += stride) {
         const size_t v = v0 + unsigned(lane);
-        const uint4 r = v < vectors ? vec[v] : make_uint4(0u, 0u, 0u, 0u);
+        const uint4 next = load(v + stride);
         K ks[V];
         memcpy(ks, &r, 16);
         count_vector(v < vectors, ks);
+        r = next;
     }
     const size_t tail = head + vectors * V;
     for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < head + (n - tail); i += stride) {

@@ -261,6 +261,19 @@ __global__ void __launch_bounds__(RADIX) digit_base_kernel(unsigned long long *h
     row[threadIdx.x] = v[0];
 }
 
+// A pass's look-back words zeroed (`vectors` 16-byte words) unless *skip
+// is set: the MSD path sorted, so the pass they are for returns at once
+// (kSkipTile) and a memset would spend its time in vain (44.7 MB before
+// each pass of 2^28 u32/u32 pairs). A template (of nothing), as
+// digit_base_kernel.
+template <int BLOCK = 256>
+__global__ void __launch_bounds__(BLOCK) zero_unless_skipped_kernel(uint4 *words, size_t vectors, const unsigned *skip) {
+    if (*skip) return;
+    const size_t stride = size_t(gridDim.x) * BLOCK;
+    for (size_t i = size_t(blockIdx.x) * BLOCK + threadIdx.x; i < vectors; i += stride)
+        words[i] = make_uint4(0u, 0u, 0u, 0u);
+}
+
 // ---- 3. one pass -----------------------------------------------------------
 
 // Where a pass's tile lies: keys [base, base + valid) (valid 0: no such
@@ -914,11 +927,8 @@ inline cudaError_t launch_pass(const PassParams<K, V, W, Tiles> &p, unsigned gri
         }
     }
     (void)any_order;
-    constexpr size_t kShared = PassShared<K, V, Shape>::kBytes;
-    const cudaError_t e = libscan::detail::allow_dynamic_shared<pass_kernel<K, V, W, Shape, Tiles>>(kShared);
-    if (e != cudaSuccess) return e;
-    pass_kernel<K, V, W, Shape, Tiles><<<grid, Shape::kBlockThreads, kShared, stream>>>(p);
-    return cudaGetLastError();
+    return libscan::detail::launch_dynamic<pass_kernel<K, V, W, Shape, Tiles>>(grid, Shape::kBlockThreads,
+                                                                              PassShared<K, V, Shape>::kBytes, stream, p);
 }
 
 // argsort with no passes: indices 0, 1, 2, ...
