@@ -46,6 +46,7 @@
 
 #include "libscan/cuda/block_scan.cuh"
 #include "libscan/cuda/device_scan.cuh"
+#include "libscan/cuda/dynamic_shared.cuh"
 #include "libscan/cuda/lookback.cuh"
 #include "libscan/cuda/compact_tuning.cuh"
 
@@ -360,14 +361,11 @@ struct DeviceCompact {
         p.tile_counter = reinterpret_cast<unsigned *>(base);
         p.num_tiles = static_cast<unsigned>(tiles);
         p.vector_ok = reinterpret_cast<uintptr_t>(in) % 16 == 0;
+        // Asked for at every size (not only past 48 KB): the kernel's static
+        // arrays count against the same 48 KB.
         const size_t smem = sizeof(OutT) * Shape::kTile;
-        auto kernel = detail::compact_kernel<T, OutT, INDICES, Sel, BLOCK, IPT, MINB, AHEAD>;
-        if (smem > 48 * 1024) {
-            e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-            if (e != cudaSuccess) return e;
-        }
-        kernel<<<static_cast<unsigned>(tiles), BLOCK, smem, stream>>>(p, sel, State::on(base + kCounterBytes));
-        return cudaGetLastError();
+        return libscan::detail::launch_dynamic<detail::compact_kernel<T, OutT, INDICES, Sel, BLOCK, IPT, MINB, AHEAD>>(
+            static_cast<unsigned>(tiles), BLOCK, smem, stream, p, sel, State::on(base + kCounterBytes));
     }
 
     // Flag selector for this tile shape (vector flag loads when aligned).

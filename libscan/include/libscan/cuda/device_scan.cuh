@@ -50,6 +50,7 @@
 #include <cstddef>
 #include <cstdint>
 #include "libscan/cuda/block_scan.cuh"
+#include "libscan/cuda/dynamic_shared.cuh"
 #include "libscan/cuda/grid_scan.cuh"
 #include "libscan/cuda/lookback.cuh"
 #include "libscan/cuda/tile_io.cuh"
@@ -342,16 +343,16 @@ struct DeviceScan {
         p.tile_counter = reinterpret_cast<unsigned *>(base);
         p.num_tiles = static_cast<unsigned>(tiles);
         State state = State::on(base + kCounterBytes);
-        auto kernel = detail::device_scan_kernel<T, Op, BLOCK, IPT, MINB, AHEAD, State, false>;
-        if constexpr (MID_TILES > 0)
-            if (tiles <= MID_TILES) kernel = detail::device_scan_kernel<T, Op, BLOCK, IPT, MID_MINB, AHEAD, State, true>;
+        // The allowance of dynamic shared memory: once per kernel and device
+        // (dynamic_shared.cuh), not at every call.
         const size_t smem = Shape::kDynamicStage ? Shape::kStageBytes : 0;
-        if (smem) {
-            e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-            if (e != cudaSuccess) return e;
-        }
-        kernel<<<static_cast<unsigned>(tiles), BLOCK, smem, stream>>>(p, op, state);
-        return cudaGetLastError();
+        using detail::device_scan_kernel;
+        if constexpr (MID_TILES > 0)
+            if (tiles <= MID_TILES)
+                return detail::launch_dynamic<device_scan_kernel<T, Op, BLOCK, IPT, MID_MINB, AHEAD, State, true>>(
+                    static_cast<unsigned>(tiles), BLOCK, smem, stream, p, op, state);
+        return detail::launch_dynamic<device_scan_kernel<T, Op, BLOCK, IPT, MINB, AHEAD, State, false>>(
+            static_cast<unsigned>(tiles), BLOCK, smem, stream, p, op, state);
     }
 };
 

@@ -1,5 +1,5 @@
 // dynamic_shared.cuh -- a kernel's allowance of dynamic shared memory,
-// asked for once per kernel and device.
+// asked for once per kernel and device, and launches that ask for it.
 #pragma once
 
 #include <atomic>
@@ -27,6 +27,16 @@ template <auto KERNEL> cudaError_t allow_dynamic_shared(size_t bytes, int device
     const cudaError_t e = cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
     if (e == cudaSuccess && bit) done.fetch_or(bit, std::memory_order_relaxed);
     return e;
+}
+
+// KERNEL<<<grid, block, bytes, stream>>>(args...) after its allowance of
+// `bytes` (allow_dynamic_shared); the first error, or the launch's.
+template <auto KERNEL, typename... Args>
+cudaError_t launch_dynamic(unsigned grid, int block, size_t bytes, cudaStream_t stream, const Args &...args) {
+    const cudaError_t e = allow_dynamic_shared<KERNEL>(bytes);
+    if (e != cudaSuccess) return e;
+    KERNEL<<<grid, block, bytes, stream>>>(args...);
+    return cudaGetLastError();
 }
 
 } // namespace libscan::detail
