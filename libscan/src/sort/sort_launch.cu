@@ -229,8 +229,7 @@ cudaError_t run_msd(const libscan__sort_plan_t &pl, const Codec<K> &codec, const
 // not taken they are those passes, and the passes from the third on follow.
 template <typename K, typename V, typename W>
 cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st,
-                          const unsigned long long *hist, unsigned *counters, W *status, int device,
-                          cudaStream_t stream) {
+                          const unsigned long long *hist, unsigned *counters, W *status, cudaStream_t stream) {
     using Shape = PassTuning<4, true>;
     constexpr int kTile = Shape::kBlockThreads * Shape::kItemsPerThread;
     const size_t tiles = (pl.count + kTile - 1) / kTile;
@@ -268,12 +267,8 @@ cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec,
     if ((e = launch_pass<K, V, W, Shape>(b, static_cast<unsigned>(tiles + kMsdRows), false, stream)) != cudaSuccess)
         return e;
 
-    if ((e = libscan::detail::allow_dynamic_shared<msd_local_pairs_kernel<K, V>>(kMsdLocalPairsShared<K, V>, device)) !=
-        cudaSuccess)
-        return e;
-    msd_local_pairs_kernel<K, V><<<kMsdBuckets, MsdPairsTuning::kLocalThreads, kMsdLocalPairsShared<K, V>, stream>>>(
-        out, vout, codec, st);
-    return cudaGetLastError();
+    return libscan::detail::launch_dynamic<msd_local_pairs_kernel<K, V>>(
+        kMsdBuckets, MsdPairsTuning::kLocalThreads, kMsdLocalPairsShared<K, V>, stream, out, vout, codec, st);
 }
 
 template <typename K> cudaError_t run_counting(const libscan__sort_plan_t &pl, int device, int sms, cudaStream_t stream) {
@@ -373,9 +368,9 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
     if (msd) { // (not for other key and value widths: kMsdKeys, kMsdPairs)
         if constexpr (kMsdPairs) {
             e = wbytes == sizeof(unsigned)
-                    ? run_msd_pairs<K, V>(pl, codec, st, hist, counters, static_cast<unsigned *>(status), device, stream)
+                    ? run_msd_pairs<K, V>(pl, codec, st, hist, counters, static_cast<unsigned *>(status), stream)
                     : run_msd_pairs<K, V>(pl, codec, st, hist, counters, static_cast<unsigned long long *>(status),
-                                          device, stream);
+                                          stream);
         } else if constexpr (kMsdKeys) {
             e = run_msd<K>(pl, codec, st, stream);
         }

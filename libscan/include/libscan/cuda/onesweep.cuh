@@ -920,15 +920,15 @@ __global__ void __launch_bounds__(Shape::kBlockThreads, Shape::kMinBlocks) pass_
 template <typename K, typename V, typename W, class Shape, typename Tiles>
 inline cudaError_t launch_pass(const PassParams<K, V, W, Tiles> &p, unsigned grid, bool any_order,
                                cudaStream_t stream) {
+    constexpr size_t kShared = PassShared<K, V, Shape>::kBytes;
     if constexpr (std::is_same<V, NoValues>::value) {
-        if (any_order) {
-            pass_kernel<K, V, W, Shape, Tiles, true><<<grid, Shape::kBlockThreads, 0, stream>>>(p);
-            return cudaGetLastError();
-        }
+        if (any_order)
+            return libscan::detail::launch_dynamic<pass_kernel<K, V, W, Shape, Tiles, true>>(
+                grid, Shape::kBlockThreads, kShared, stream, p);
     }
     (void)any_order;
-    return libscan::detail::launch_dynamic<pass_kernel<K, V, W, Shape, Tiles>>(grid, Shape::kBlockThreads,
-                                                                              PassShared<K, V, Shape>::kBytes, stream, p);
+    return libscan::detail::launch_dynamic<pass_kernel<K, V, W, Shape, Tiles>>(grid, Shape::kBlockThreads, kShared,
+                                                                              stream, p);
 }
 
 // argsort with no passes: indices 0, 1, 2, ...
