@@ -25,6 +25,7 @@ void libscan__sort_force_path(int path);
 enum { PATH_AUTO = 0, PATH_STABLE = 3, PATH_MSD = 4 };
 /* sort_internal.h: where the MSD path's decision lies in a sort's temp. */
 size_t libscan__sort_msd_taken_offset(size_t count, size_t key_bytes, size_t value_bytes);
+size_t libscan__sort_msd_crowded_offset(size_t count, size_t key_bytes, size_t value_bytes);
 
 static void *dmalloc(size_t bytes) {
     void *p = NULL;
@@ -482,11 +483,15 @@ static const ref_dist_t kMsdDists[6] = {DIST_UNIFORM,  DIST_SORTED,           DI
                                         DIST_LOW_BYTE, DIST_SIXTEEN_DISTINCT, DIST_ALL_EQUAL};
 
 /* The MSD path's decision in a sort's caller temp (msd_sort.cuh's
- * MsdState::taken), read after the sort; frees the temp. */
-static int msd_decision(libscan_sort_opts_t *o, size_t n, size_t key_bytes, size_t value_bytes) {
+ * MsdState::taken), read after the sort, and (crowded, when given) how many
+ * buckets the stable path sorted by bytes; frees the temp. */
+static int msd_decision(libscan_sort_opts_t *o, size_t n, size_t key_bytes, size_t value_bytes, unsigned *crowded) {
     unsigned taken = 0;
     CUDA_CHECK(cudaMemcpy(&taken, (char *)o->d_temp + libscan__sort_msd_taken_offset(n, key_bytes, value_bytes), 4,
                           cudaMemcpyDeviceToHost));
+    if (crowded)
+        CUDA_CHECK(cudaMemcpy(crowded, (char *)o->d_temp + libscan__sort_msd_crowded_offset(n, key_bytes, value_bytes),
+                              4, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(o->d_temp));
     o->d_temp = NULL;
     return (int)taken;
@@ -527,7 +532,7 @@ static int msd_u32_case(const uint32_t *keys, size_t n, size_t shift, int mode) 
     CUDA_CHECK(cudaMemcpy(got, result, n * 4, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < n; ++i)
         if (got[i] != want[i]) TFAIL("u32 sort of %zu keys: [%zu] = %u, want %u", n, i, got[i], want[i]);
-    const int taken = msd_decision(&o, n, 4, 0);
+    const int taken = msd_decision(&o, n, 4, 0, NULL);
     CUDA_CHECK(cudaFree(dk));
     CUDA_CHECK(cudaFree(dk1));
     free(want);
@@ -603,7 +608,8 @@ static int cmp_keyed(const void *a, const void *b) {
  * values kshift and vshift items past a 16-byte boundary (where the local
  * sort works); checks keys and values against the stable order (qsort by
  * key, then index) and returns the MSD path's decision read from the temp. */
-static int msd_pairs_case_at(const uint32_t *keys, const uint32_t *vals, size_t n, size_t kshift, size_t vshift) {
+static int msd_pairs_case_at(const uint32_t *keys, const uint32_t *vals, size_t n, size_t kshift, size_t vshift,
+                             unsigned *crowded) {
     keyed_t *want = malloc(n * sizeof(keyed_t));
     uint32_t *got = malloc(n * 4), *gotv = malloc(n * 4);
     for (size_t i = 0; i < n; ++i) want[i] = (keyed_t){keys[i], (uint32_t)i};
@@ -640,7 +646,7 @@ static int msd_pairs_case_at(const uint32_t *keys, const uint32_t *vals, size_t 
     CUDA_CHECK(cudaMemcpy(before, dv1_base, vshift * 4, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < vshift; ++i)
         if (before[i] != 0xABABABABu) TFAIL("%zu pairs: value slot %zu before the output written", n, i);
-    const int taken = msd_decision(&o, n, 4, 4);
+    const int taken = msd_decision(&o, n, 4, 4, crowded);
     CUDA_CHECK(cudaFree(dk));
     CUDA_CHECK(cudaFree(dk1_base));
     CUDA_CHECK(cudaFree(dv));
@@ -651,7 +657,7 @@ static int msd_pairs_case_at(const uint32_t *keys, const uint32_t *vals, size_t 
     return taken;
 }
 static int msd_pairs_case(const uint32_t *keys, const uint32_t *vals, size_t n) {
-    return msd_pairs_case_at(keys, vals, n, 0, 0);
+    return msd_pairs_case_at(keys, vals, n, 0, 0, NULL);
 }
 
 /* The stable MSD path of 4-byte keys with 4-byte values (msd_sort.cuh;
@@ -660,7 +666,8 @@ static int msd_pairs_case(const uint32_t *keys, const uint32_t *vals, size_t n) 
  * reference on distributions it sorts and on those it hands to the passes.
  * Hand-made u32 cases: keys with many equals in small buckets (the
  * stability of every move); a bucket of exactly 4577 pairs taken and one of
- * 4578 not (the block's 4608 less 31 keys of slack); pairs in every bucket;
+ * 4578 not (the block's 4608 less 31 keys of slack); buckets sorted by bins
+ * and by bytes in one call, at the bound between them; pairs in every bucket;
  * buckets of 0 to 12 pairs with the outputs off a 16-byte boundary (keys and
  * values by different amounts: the local sort's window of whole lines);
  * 2^24 uniform pairs and argsort. */
@@ -701,8 +708,49 @@ static void test_msd_pairs_path(void **state) {
         const size_t n = 4577 + (size_t)extra + 1001;
         for (size_t i = 0; i < n; ++i)
             keys[i] = i < 4577u + (size_t)extra ? 0x92340000u | (rng_u32(&r) & 0xffu) : rng_u32(&r) >> 1;
-        const int taken = msd_pairs_case_at(keys, vals, n, 0, 2);
+        const int taken = msd_pairs_case_at(keys, vals, n, 0, 2, NULL);
         if (taken != !extra) TFAIL("a bucket of %d pairs: MSD taken = %d", 4577 + extra, taken);
+    }
+    /* The local sort by bins hands a bucket with a bin of more than 16 keys to the sort by bytes
+     * (sort_tuning.cuh's MsdPairsTuning: 2^12 bins of the 16 low bits, kLocalMaxBin 16): a bucket
+     * with 16 keys in one bin stays, one with 17 goes, the others (uniform) stay. */
+    {
+        const size_t n = equal;
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t k;
+            do k = rng_u32(&r);
+            while ((k >> 16) == 0x1234u || (k >> 16) == 0x5678u);
+            keys[i] = i < 16 ? 0x12340000u | (rng_u32(&r) & 0xfu) : i < 33 ? 0x56780000u | (rng_u32(&r) & 0xfu) : k;
+        }
+        unsigned crowded = 99;
+        if (!msd_pairs_case_at(keys, vals, n, 0, 0, &crowded)) TFAIL("bins of 16 and 17 pairs: MSD not taken");
+        if (crowded != 1) TFAIL("bins of 16 and 17 pairs: %u buckets sorted by bytes, want 1", crowded);
+    }
+    /* 512 buckets (one in 128), odd ones with their 16 low bits one of 5 (crowded where they hold
+     * more than 16 pairs), even ones uniform: both sorts in one call, crowded buckets counted on
+     * the host. */
+    {
+        const size_t n = equal;
+        uint32_t *bins = malloc(n * 4);
+        assert_non_null(bins);
+        for (size_t i = 0; i < n; ++i) {
+            const uint32_t x = rng_u32(&r) & 0x1ffu;
+            keys[i] = x << 23 | (x & 1u ? rng_u32(&r) % 5u : rng_u32(&r) & 0xffffu);
+            bins[i] = keys[i] >> 4; /* bucket and bin */
+        }
+        qsort(bins, n, 4, cmp_u32);
+        unsigned want = 0, last_bucket = 0x10000u;
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i; j < n && bins[j] == bins[i]; ++j) {}
+            if (j - i > 16 && (bins[i] >> 12) != last_bucket) {
+                ++want;
+                last_bucket = bins[i] >> 12;
+            }
+        }
+        free(bins);
+        unsigned crowded = 0;
+        if (!msd_pairs_case_at(keys, vals, n, 1, 3, &crowded)) TFAIL("crowded odd buckets: MSD not taken");
+        if (want == 0 || crowded != want) TFAIL("crowded odd buckets: %u sorted by bytes, want %u", crowded, want);
     }
     for (size_t i = 0; i < 3 * 65536; ++i) keys[i] = ((uint32_t)(i % 65536) << 16) | (rng_u32(&r) & 0xffffu);
     if (!msd_pairs_case(keys, vals, 3 * 65536)) TFAIL("3 pairs in every bucket: MSD not taken");
@@ -713,7 +761,7 @@ static void test_msd_pairs_path(void **state) {
             for (uint32_t j = 0; j < b % 13u && n < room; ++j) keys[n++] = (b << 16) | (rng_u32(&r) & 0xffffu);
         const size_t shifts[3][2] = {{1, 2}, {3, 0}, {0, 1}};
         for (int c = 0; c < 3; ++c)
-            if (!msd_pairs_case_at(keys, c == 2 ? NULL : vals, n, shifts[c][0], shifts[c][1]))
+            if (!msd_pairs_case_at(keys, c == 2 ? NULL : vals, n, shifts[c][0], shifts[c][1], NULL))
                 TFAIL("buckets of 0 to 12 pairs, outputs off by %zu and %zu: MSD not taken", shifts[c][0],
                       shifts[c][1]);
     }

@@ -70,6 +70,10 @@ void libscan__sort_force_path(int path);
  * decision (msd_sort.cuh's MsdState::taken: 1 when it sorted, 0 when the
  * passes did), valid after a sort that launched it. */
 size_t libscan__sort_msd_taken_offset(size_t count, size_t key_bytes, size_t value_bytes);
+/* Tests only: likewise, of the count of buckets that the stable MSD path
+ * (4-byte keys with 4-byte values) sorted by bytes, their bins crowded
+ * (msd_sort.cuh's MsdState::crowded_count), valid after a sort that took it. */
+size_t libscan__sort_msd_crowded_offset(size_t count, size_t key_bytes, size_t value_bytes);
 
 /* Whether the first pass of a sort (or of each segment's sort) may order
  * the keys of one digit as it likes (onesweep.cuh's ANY_ORDER): keys without

@@ -163,11 +163,13 @@ bool takes_msd(const libscan__sort_plan_t &pl) {
 // the top 16 bits, where each bucket and row starts, pass B's tiles (TILE
 // keys each) and the decision (a bucket over CAPACITY keys: not taken).
 // The MSD count's 128 KB of dynamic shared memory; the stable path's local
-// sort's 52 KB (msd_local_pairs_shared). Each allowed once per kernel and
-// device (allow_dynamic_shared).
+// sorts' 52 KB each (msd_local_pairs_shared, msd_crowded_pairs_shared).
+// Each allowed once per kernel and device (allow_dynamic_shared).
 constexpr size_t kMsdHistShared = size_t(kMsdBuckets) / 2 * sizeof(unsigned);
 template <typename K, typename V>
 constexpr size_t kMsdLocalPairsShared = msd_local_pairs_shared<MsdPairsTuning>(sizeof(K), sizeof(V));
+template <typename K, typename V>
+constexpr size_t kMsdCrowdedPairsShared = msd_crowded_pairs_shared<MsdPairsTuning>(sizeof(K), sizeof(V));
 
 template <typename K, int CAPACITY, int TILE>
 cudaError_t msd_count(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st, int device, int sms,
@@ -222,14 +224,16 @@ cudaError_t run_msd(const libscan__sort_plan_t &pl, const Codec<K> &codec, const
 // Enqueues the stable MSD path's moves (4-byte keys with 4-byte values),
 // after msd_count and digit_base_kernel: keys and values in -> alt (pass
 // A, by the top byte) -> out (pass B, by the second byte inside each row),
-// then out in place; the value of key i is i in an argsort. Passes A and B
+// then out in place, by bins, and the buckets whose bins are crowded by
+// bytes (on the blocks the GPU holds at once: sms); the value of key i is
+// i in an argsort. Passes A and B
 // are launched as the onesweep passes' first two (msd_sort.cuh), on their
 // tile counters and look-back words (`status`, zeroed before the call and
 // again here before pass B, for one more tile per row); when the path is
 // not taken they are those passes, and the passes from the third on follow.
 template <typename K, typename V, typename W>
 cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st,
-                          const unsigned long long *hist, unsigned *counters, W *status, cudaStream_t stream) {
+                          const unsigned long long *hist, unsigned *counters, W *status, int sms, cudaStream_t stream) {
     using Shape = PassTuning<4, true>;
     constexpr int kTile = Shape::kBlockThreads * Shape::kItemsPerThread;
     const size_t tiles = (pl.count + kTile - 1) / kTile;
@@ -267,8 +271,13 @@ cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec,
     if ((e = launch_pass<K, V, W, Shape>(b, static_cast<unsigned>(tiles + kMsdRows), false, stream)) != cudaSuccess)
         return e;
 
-    return libscan::detail::launch_dynamic<msd_local_pairs_kernel<K, V>>(
-        kMsdBuckets, MsdPairsTuning::kLocalThreads, kMsdLocalPairsShared<K, V>, stream, out, vout, codec, st);
+    if ((e = libscan::detail::launch_dynamic<msd_local_pairs_kernel<K, V>>(kMsdBuckets, MsdPairsTuning::kLocalThreads,
+                                                                           kMsdLocalPairsShared<K, V>, stream, out, vout,
+                                                                           codec, st)) != cudaSuccess)
+        return e;
+    return libscan::detail::launch_dynamic<msd_crowded_pairs_kernel<K, V>>(
+        unsigned(sms) * MsdPairsTuning::kCrowdedMinBlocks, MsdPairsTuning::kCrowdedThreads, kMsdCrowdedPairsShared<K, V>,
+        stream, out, vout, codec, st);
 }
 
 template <typename K> cudaError_t run_counting(const libscan__sort_plan_t &pl, int device, int sms, cudaStream_t stream) {
@@ -368,9 +377,9 @@ template <typename K, typename V> cudaError_t run(const libscan__sort_plan_t &pl
     if (msd) { // (not for other key and value widths: kMsdKeys, kMsdPairs)
         if constexpr (kMsdPairs) {
             e = wbytes == sizeof(unsigned)
-                    ? run_msd_pairs<K, V>(pl, codec, st, hist, counters, static_cast<unsigned *>(status), stream)
+                    ? run_msd_pairs<K, V>(pl, codec, st, hist, counters, static_cast<unsigned *>(status), sms, stream)
                     : run_msd_pairs<K, V>(pl, codec, st, hist, counters, static_cast<unsigned long long *>(status),
-                                          stream);
+                                          sms, stream);
         } else if constexpr (kMsdKeys) {
             e = run_msd<K>(pl, codec, st, stream);
         }
@@ -408,6 +417,11 @@ extern "C" void libscan__sort_force_path(int path) { libscan::sort::g_path.store
 extern "C" size_t libscan__sort_msd_taken_offset(size_t count, size_t key_bytes, size_t value_bytes) {
     using namespace libscan::sort;
     return onesweep_bytes(count, key_bytes, value_bytes) + (MsdLayout::kFlags + 1) * sizeof(unsigned);
+}
+
+extern "C" size_t libscan__sort_msd_crowded_offset(size_t count, size_t key_bytes, size_t value_bytes) {
+    using namespace libscan::sort;
+    return onesweep_bytes(count, key_bytes, value_bytes) + MsdLayout::kCrowdedCount * sizeof(unsigned);
 }
 
 extern "C" int libscan__sort_any_order_first_pass(size_t key_bytes, size_t value_bytes, unsigned begin_bit,

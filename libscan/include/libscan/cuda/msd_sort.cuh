@@ -100,6 +100,10 @@ struct MsdState {
     // is not taken.
     unsigned *pass_shift;          // [2]
     unsigned long long *row_start; // [256]
+    // The stable path's local sort by bins (msd_local_pairs_kernel): the
+    // buckets it leaves to msd_crowded_pairs_kernel, and their count.
+    unsigned *crowded;       // [65536]
+    unsigned *crowded_count;
     // Null, or (4-byte keys) the onesweep passes' histogram (onesweep.cuh's
     // HistogramParams::hist, [4][256], zeroed before launch), which the MSD
     // path then fills so that a path not taken reads the keys once:
@@ -119,8 +123,10 @@ struct MsdLayout {
     static constexpr size_t kTileFirst = kRowTotal + kMsdRows;
     static constexpr size_t kFlags = kTileFirst + kMsdRows + 64;
     static constexpr size_t kPassShift = kFlags + 2;
+    static constexpr size_t kCrowdedCount = kFlags + 4;
     static constexpr size_t kRowStart = kFlags + 64; // 8-byte words: an even offset
-    static constexpr size_t kWords = kRowStart + 2 * kMsdRows;
+    static constexpr size_t kCrowded = kRowStart + 2 * kMsdRows;
+    static constexpr size_t kWords = kCrowded + kMsdBuckets;
     static constexpr size_t kBytes = kWords * 4;
     static_assert(kRowStart % 2 == 0, "libscan::sort: row starts are 8-byte words");
 };
@@ -129,7 +135,8 @@ __host__ inline MsdState msd_state_at(void *scratch) {
     return MsdState{w + MsdLayout::kHist,     w + MsdLayout::kLocal,     w + MsdLayout::kOffsets,
                     w + MsdLayout::kCursors,  w + MsdLayout::kRowTotal,  w + MsdLayout::kTileFirst,
                     w + MsdLayout::kFlags,    w + MsdLayout::kFlags + 1, w + MsdLayout::kPassShift,
-                    reinterpret_cast<unsigned long long *>(w + MsdLayout::kRowStart), nullptr};
+                    reinterpret_cast<unsigned long long *>(w + MsdLayout::kRowStart),
+                    w + MsdLayout::kCrowded,  w + MsdLayout::kCrowdedCount, nullptr};
 }
 
 // 1. Counts of the top 16 mapped bits, and (lsd_hist, 4-byte keys) of the
@@ -501,15 +508,16 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
 // ---- The stable path: 4-byte keys with 4-byte values ------------------
 // Values make the order of equal keys visible, so each move keeps it:
 // pass A and pass B are onesweep.cuh's pass_kernel (ranks in item order,
-// look-back) over the tiles below, and the local sort ranks both of its
-// bytes in item order. The histogram, the scans and the decision are the
-// keys path's. Keys travel as they are (pass_kernel maps a key to take its
+// look-back) over the tiles below, and the local sort orders each bucket
+// by its 16 low bits and then by slot (5'), or ranks both bytes in item
+// order (5''). The histogram, the scans and the decision are the keys
+// path's. Keys travel as they are (pass_kernel maps a key to take its
 // digit); the local sort maps them on load and unmaps them on store.
 // Passes A and B are launched as the onesweep passes' first two, on their
 // tile counters and look-back words: when the path is not taken, the same
 // launches run those passes (msd_pass_digits_kernel sets their digits and
 // starts on the device, digit_base_kernel leaves their counters unmarked),
-// so that a path not taken launches nothing in vain but the local sort,
+// so that a path not taken launches nothing in vain but the local sorts,
 // and a path taken skips two passes, not four.
 // Pass A: FlatTiles (the whole array, one run) with the digit from the
 // device: the top byte, whose keys start at MsdState::row_start.
@@ -580,36 +588,170 @@ __global__ void __launch_bounds__(256) msd_pass_digits_kernel(MsdState s, const 
     }
 }
 
-// 5'. Each bucket sorted stably in place, keys and values, by the bits of
-// its mapped keys below the top 16: every byte ranked in item order (peers
-// through the warp's table of masks in shared memory, warp counters:
-// onesweep.cuh's rank_in_warp_masks) from the lowest, items kept in
-// registers between the bytes.
-// Buckets start anywhere; the block reads and writes whole 128-byte lines
-// all the same (a warp's 32 keys spanning two lines cost 5 sectors for 4).
-// Alone on 2^28 pairs (ranked by votes), buckets that start anywhere took
-// 2.804 ms against 2.769 for buckets on 16-byte boundaries (bench/results/
-// 2026-11-29-h200x2-42d969e); the 2.35 ms of an earlier sweep on aligned
-// buckets was another kernel, which read no lines before its bucket.
-// Item j of the block's window is key begin - lead + j, where lead puts
-// the window on a line: the `lead` items before the bucket rank first (as
-// digit 0, every byte: they come first in item order), the items after it
-// last (digit 255), so that key i of the bucket lands at lead + its place
-// and is never displaced by one outside. Hence the capacity check's
-// kLocalSlack: a bucket of m keys needs m + lead slots.
-// Dynamic shared memory (msd_local_pairs_shared): the block's keys, its
-// values, the warps' counters and their tables of masks.
+// 5'. Each bucket sorted stably in place, keys and values, by the 16 bits
+// of its mapped keys below the top 16 (4-byte keys), by bins, and buckets
+// whose bins are crowded by bytes (5'').
+// Buckets start anywhere; each block reads and writes whole 128-byte lines
+// all the same (a warp's 32 keys spanning two lines cost 5 sectors for 4):
+// item j of its window is key begin - lead + j, where lead puts the window
+// on a line. Hence the capacity check's kLocalSlack: a bucket of m keys
+// needs m + lead slots. (Alone on 2^28 pairs, buckets that start anywhere
+// took 2.804 ms against 2.769 for buckets on 16-byte boundaries, bench/
+// results/2026-11-29-h200x2-42d969e.)
+template <typename K, typename V> struct MsdWindow {
+    K *gk; // the window: keys begin - lead ...
+    V *gv;
+    int lead, end; // the bucket is window items [lead, end)
+    __device__ __forceinline__ MsdWindow(K *keys, V *values, unsigned begin, int m) {
+        constexpr int kLine = 128 / int(sizeof(K));
+        lead = int((reinterpret_cast<uintptr_t>(keys + begin) / sizeof(K)) % unsigned(kLine));
+        end = lead + m;
+        gk = keys + begin - lead;
+        gv = values + begin - lead;
+    }
+    __device__ __forceinline__ bool holds(int j) const { return j >= lead && j < end; }
+};
+
+// By bins. Ranking bytes in item order (5'') waits on shared memory, not
+// on global memory (sort_tuning.cuh, MsdPairsTuning), so here each key
+// takes as few scattered shared accesses as can order it. Its 16 low bits
+// and its window slot make one word (bits << 16 | slot), unique in the
+// bucket and ordered as the stable order is; the values wait in shared
+// memory at their window slots. One shared atomic a key counts the top
+// kLocalBinBits of those bits (4096 bins for ~4096 keys) and hands the key
+// a slot in its bin; a scan of the bins places the words in their bins;
+// each word's place is then its bin's start and the count of the bin's
+// smaller words (most bins hold one or two), and its value is fetched by
+// its slot on the way out. Four scattered shared accesses a key (the
+// atomic, its bin's end, the word, the value) where ranking two bytes in
+// item order takes ten or more. A bucket with a bin of more than
+// kLocalMaxBin keys (keys whose low bits are few) is left to 5'': its
+// number joins MsdState::crowded.
+// Dynamic shared memory (msd_local_pairs_shared): the words, the values,
+// the bins.
 template <class Tuning> __host__ __device__ constexpr size_t msd_local_pairs_shared(size_t key_bytes, size_t value_bytes) {
     return size_t(Tuning::kLocalThreads) * Tuning::kLocalItems * (key_bytes + value_bytes) +
-           size_t(2) * (Tuning::kLocalThreads / 32) * kRadix * sizeof(unsigned);
+           (size_t(1) << Tuning::kLocalBinBits) * sizeof(unsigned);
 }
 template <typename K, typename V, class Tuning = MsdPairsTuning>
 __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks)
     msd_local_pairs_kernel(K *keys, V *values, Codec<K> codec, MsdState s) {
-    constexpr int BLOCK = Tuning::kLocalThreads, IPT = Tuning::kLocalItems, WARPS = BLOCK / 32;
+    constexpr int BLOCK = Tuning::kLocalThreads, IPT = Tuning::kLocalItems;
+    constexpr int kBins = 1 << Tuning::kLocalBinBits, RUN = kBins / BLOCK;
+    constexpr int kBinShift = 32 - Tuning::kLocalBinBits;
+    static_assert(sizeof(K) == 4, "libscan::sort: a key's 16 low bits and its slot make one word");
+    static_assert(BLOCK * IPT <= 65536, "libscan::sort: a slot fits the word's 16 low bits");
+    static_assert(Tuning::kLocalSlack == 128 / int(sizeof(K)) - 1, "libscan::sort: the slack is a line's keys but one");
+    static_assert(RUN % 4 == 0 && Tuning::kLocalBinBits <= 16, "libscan::sort: the bins scan in runs of 16-byte vectors");
+    static_assert(BLOCK * IPT * sizeof(K) % sizeof(V) == 0 && BLOCK * IPT * sizeof(V) % sizeof(uint4) == 0,
+                  "libscan::sort: the shared arrays stay aligned");
+    extern __shared__ uint4 s_dyn[];
+    K *s_words = reinterpret_cast<K *>(s_dyn);
+    V *s_values = reinterpret_cast<V *>(s_words + BLOCK * IPT);
+    unsigned *s_bins = reinterpret_cast<unsigned *>(s_values + BLOCK * IPT);
+    __shared__ typename MsdScan<BLOCK>::TempStorage s_scan;
+    if (*s.taken == 0u) return;
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const int warp_base = warp * 32 * IPT; // items warp-striped: item k of a lane is warp_base + k x 32 + lane
+    uint4 *run = reinterpret_cast<uint4 *>(s_bins + t * RUN);
+    for (unsigned b = blockIdx.x; b < unsigned(kMsdBuckets); b += gridDim.x) {
+        const unsigned begin = s.offsets[b];
+        const int m = int(s.offsets[b + 1] - begin); // m + lead <= BLOCK x IPT: msd_row_scan_kernel's check
+        if (m <= 1) continue;                        // in place, as it is
+        const MsdWindow<K, V> w(keys, values, begin, m);
+#pragma unroll
+        for (int i = 0; i < RUN / 4; ++i) run[i] = make_uint4(0, 0, 0, 0);
+        __syncthreads();
+        // Keys to registers (16 low mapped bits over the bin's slot), values
+        // to their window slots, bins counted.
+        K kk[IPT];
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int j = warp_base + k * 32 + lane;
+            kk[k] = w.holds(j) ? codec.map(w.gk[j]) << 16 : K(0);
+        }
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int j = warp_base + k * 32 + lane;
+            if (w.holds(j)) s_values[j] = w.gv[j];
+        }
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int j = warp_base + k * 32 + lane;
+            if (w.holds(j)) kk[k] |= K(atomicAdd(&s_bins[unsigned(kk[k]) >> kBinShift], 1u)); // < 2^16 slots
+        }
+        __syncthreads();
+        // The bins' inclusive ends, each thread's run of RUN bins at once.
+        unsigned sum = 0, most = 0;
+#pragma unroll
+        for (int i = 0; i < RUN / 4; ++i) {
+            uint4 v = run[i];
+            most = max(max(most, max(v.x, v.y)), max(v.z, v.w));
+            v.x += sum, v.y += v.x, v.z += v.y, v.w += v.z, sum = v.w;
+            run[i] = v;
+        }
+        const unsigned start = msd_block_exclusive<BLOCK>(sum, s_scan, nullptr);
+        if (__syncthreads_or(most > unsigned(Tuning::kLocalMaxBin))) {
+            if (t == 0) s.crowded[atomicAdd(s.crowded_count, 1u)] = b;
+            continue; // (nothing was written but the block's own shared memory)
+        }
+#pragma unroll
+        for (int i = 0; i < RUN / 4; ++i) {
+            const uint4 v = run[i];
+            run[i] = make_uint4(v.x + start, v.y + start, v.z + start, v.w + start);
+        }
+        __syncthreads();
+        // Each word (bits << 16 | window slot) into its bin, in the atomics' order.
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+            const int j = warp_base + k * 32 + lane;
+            if (w.holds(j))
+                s_words[s_bins[unsigned(kk[k]) >> kBinShift] - 1u - (unsigned(kk[k]) & 0xffffu)] =
+                    (kk[k] & K(0xffff0000u)) | K(j);
+        }
+        __syncthreads();
+        // Each word's place moves it a few slots at most: a warp still
+        // writes whole lines, as it read them.
+        const K top = K(b) << 16; // the bucket's bits
+        for (int j = w.lead + t; j < w.end; j += BLOCK) {
+            const K word = s_words[j - w.lead];
+            const unsigned bin = unsigned(word) >> kBinShift;
+            const unsigned first = bin ? s_bins[bin - 1] : 0u, last = s_bins[bin];
+            unsigned place = unsigned(j - w.lead);
+            if (last - first > 1u) {
+                place = first;
+                for (unsigned q = first; q < last; ++q) place += s_words[q] < word ? 1u : 0u;
+            }
+            w.gk[w.lead + place] = codec.unmap(top | (word >> 16));
+            w.gv[w.lead + place] = s_values[unsigned(word) & 0xffffu];
+        }
+        __syncthreads(); // shared memory is free for the next bucket
+    }
+}
+
+// 5''. The buckets of MsdState::crowded sorted stably in place, keys and
+// values, by the bits of their mapped keys below the top 16: every byte
+// ranked in item order (peers through the warp's table of masks in shared
+// memory, warp counters: onesweep.cuh's rank_in_warp_masks) from the
+// lowest, items kept in registers between the bytes. The window's `lead`
+// items before the bucket rank first (as digit 0, every byte: they come
+// first in item order), the items after it last (digit 255), so that key i
+// of the bucket lands at lead + its place and is never displaced by one
+// outside. A kernel apart from 5' so that each keeps its own registers:
+// inside one, this one's cost the other spills. Launched on the blocks the
+// GPU holds at once, which find no bucket when none is crowded.
+// Dynamic shared memory (msd_crowded_pairs_shared): the block's keys, its
+// values, the warps' counters and their tables of masks.
+template <class Tuning> __host__ __device__ constexpr size_t msd_crowded_pairs_shared(size_t key_bytes, size_t value_bytes) {
+    return size_t(Tuning::kCrowdedThreads) * Tuning::kCrowdedItems * (key_bytes + value_bytes) +
+           size_t(2) * (Tuning::kCrowdedThreads / 32) * kRadix * sizeof(unsigned);
+}
+template <typename K, typename V, class Tuning = MsdPairsTuning>
+__global__ void __launch_bounds__(Tuning::kCrowdedThreads, Tuning::kCrowdedMinBlocks)
+    msd_crowded_pairs_kernel(K *keys, V *values, Codec<K> codec, MsdState s) {
+    constexpr int BLOCK = Tuning::kCrowdedThreads, IPT = Tuning::kCrowdedItems, WARPS = BLOCK / 32;
     constexpr unsigned kBits = unsigned(8 * sizeof(K)) - 16u; // below the buckets' bits
-    constexpr int kLine = 128 / int(sizeof(K));
-    static_assert(Tuning::kLocalSlack == kLine - 1, "libscan::sort: the slack is a line's keys but one");
+    static_assert(BLOCK * IPT == Tuning::kLocalThreads * Tuning::kLocalItems, "libscan::sort: both hold a bucket");
     static_assert(BLOCK >= kRadix, "libscan::sort: a thread per digit");
     static_assert(32 * IPT < 65536, "libscan::sort: warp ranks are kept in 16 bits");
     static_assert(BLOCK * IPT * sizeof(K) % sizeof(V) == 0 && BLOCK * IPT * sizeof(V) % sizeof(unsigned) == 0,
@@ -620,20 +762,17 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
     unsigned(*s_warp_count)[kRadix] = reinterpret_cast<unsigned(*)[kRadix]>(s_values + BLOCK * IPT);
     unsigned(*s_masks)[kRadix] = s_warp_count + WARPS;
     __shared__ typename MsdScan<BLOCK>::TempStorage s_scan;
-    if (*s.taken == 0u) return;
+    const unsigned crowded = *s.crowded_count; // final: 5' has run
+    if (blockIdx.x >= crowded) return;
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     const int warp_base = warp * 32 * IPT;
     for (int i = t; i < WARPS * kRadix; i += BLOCK) (&s_masks[0][0])[i] = 0; // and zero after every rank
-    for (unsigned b = blockIdx.x; b < unsigned(kMsdBuckets); b += gridDim.x) {
+    for (unsigned c = blockIdx.x; c < crowded; c += gridDim.x) {
+        const unsigned b = s.crowded[c];
         const unsigned begin = s.offsets[b];
-        const int m = int(s.offsets[b + 1] - begin); // m + lead <= BLOCK x IPT: msd_row_scan_kernel's check
-        if (m <= 1) continue;                        // in place, as it is
-        const int lead = int((reinterpret_cast<uintptr_t>(keys + begin) / sizeof(K)) % unsigned(kLine));
-        const int end = lead + m; // the bucket is window items [lead, end)
-        K *gk = keys + begin - lead;
-        V *gv = values + begin - lead;
+        const MsdWindow<K, V> w(keys, values, begin, int(s.offsets[b + 1] - begin));
         auto digit_at = [&](int j, K key, unsigned shift) {
-            return j < lead ? 0u : j < end ? unsigned(key >> shift) & 0xffu : 0xffu;
+            return j < w.lead ? 0u : j < w.end ? unsigned(key >> shift) & 0xffu : 0xffu;
         };
         K kk[IPT];
         V vv[IPT];
@@ -641,26 +780,26 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             const int j = warp_base + k * 32 + lane;
-            kk[k] = j >= lead && j < end ? codec.map(gk[j]) : K(0);
+            kk[k] = w.holds(j) ? codec.map(w.gk[j]) : K(0);
         }
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
             const int j = warp_base + k * 32 + lane;
-            vv[k] = j >= lead && j < end ? gv[j] : V(0);
+            vv[k] = w.holds(j) ? w.gv[j] : V(0);
         }
 #pragma unroll 1
         for (unsigned shift = 0; shift < kBits; shift += kRadixBits) {
             for (int i = t; i < WARPS * kRadix; i += BLOCK) (&s_warp_count[0][0])[i] = 0;
             __syncthreads();
             auto digit_of = [&](int k) { return digit_at(warp_base + k * 32 + lane, kk[k], shift); };
-            if (warp_base < end) rank_in_warp_masks<IPT>(digit_of, s_warp_count[warp], s_masks[warp], lane, rank);
+            if (warp_base < w.end) rank_in_warp_masks<IPT>(digit_of, s_warp_count[warp], s_masks[warp], lane, rank);
             __syncthreads();
             msd_warp_offsets<WARPS, BLOCK>(s_warp_count, s_scan);
-            if (warp_base < end) {
+            if (warp_base < w.end) {
 #pragma unroll
                 for (int k = 0; k < IPT; ++k) {
                     const int j = warp_base + k * 32 + lane;
-                    if (j >= lead && j < end) { // the window's others keep their slots: never read
+                    if (w.holds(j)) { // the window's others keep their slots: never read
                         const unsigned place = s_warp_count[warp][digit_of(k)] + rank[k];
                         s_keys[place] = kk[k];
                         s_values[place] = vv[k];
@@ -672,15 +811,15 @@ __global__ void __launch_bounds__(Tuning::kLocalThreads, Tuning::kLocalMinBlocks
 #pragma unroll
                 for (int k = 0; k < IPT; ++k) {
                     const int j = warp_base + k * 32 + lane;
-                    kk[k] = j >= lead && j < end ? s_keys[j] : K(0);
-                    vv[k] = j >= lead && j < end ? s_values[j] : V(0);
+                    kk[k] = w.holds(j) ? s_keys[j] : K(0);
+                    vv[k] = w.holds(j) ? s_values[j] : V(0);
                 }
             }
         }
-        for (int j = t; j < end; j += BLOCK) {
-            if (j < lead) continue;
-            gk[j] = codec.unmap(s_keys[j]);
-            gv[j] = s_values[j];
+        for (int j = t; j < w.end; j += BLOCK) {
+            if (j < w.lead) continue;
+            w.gk[j] = codec.unmap(s_keys[j]);
+            w.gv[j] = s_values[j];
         }
         __syncthreads(); // shared memory is free for the next bucket
     }

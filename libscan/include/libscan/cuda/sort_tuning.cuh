@@ -260,28 +260,45 @@ template <> struct MsdTuning<8> : MsdTuningCommon {
 };
 // The stable MSD path of 4-byte keys with 4-byte values (msd_sort.cuh):
 // its passes are pass_kernel with PassTuning<4, true>'s tile; the local
-// sort's block. 256 x 18 at 3 blocks an SM (52 KB of shared memory), from
-// a sweep of the kernel alone on 2^28 u32/u32 pairs in buckets of 4096
-// (H200, medians of 7): 2.348 ms against 2.826 at 2 blocks, 2.542 for 384 x
-// 12, 2.596 for 512 x 9 (a copy of the keys and values: 1.020 ms). In the
-// sort, on buckets of uniform keys, it took 2.78 ms (ncu), with or without
-// kLocalSlack: the local sort reads whole 128-byte lines, up to 31 keys
-// before its bucket, which take slots of its block. Ranked with tables of
-// masks (rank_in_warp_masks), alone on buckets of 3896-4295 pairs that start
+// sorts' blocks, which hold one bucket (4608 pairs, kLocalSlack of them the
+// keys read before a bucket that starts off a 128-byte line).
+// By bytes (msd_crowded_pairs_kernel, once the only local sort): 256 x 18 at
+// 3 blocks an SM (52 KB of shared memory), ranked with tables of masks
+// (rank_in_warp_masks). Alone on buckets of 3896-4295 pairs that start
 // anywhere: 2.525 ms against 2.806 with votes; 384 x 12 2.541, 512 x 9 at 2
 // blocks 2.899, 256 x 18 at 4 blocks 2.630; loading each next bucket with
 // bulk copies while sorting the current one (2 blocks an SM, 74 KB each)
-// 2.589: the kernel waits on shared memory (88% busy under ncu), not on
-// global memory (bench/results/2026-11-29-h200x2-42d969e). kMinKeys: the keys
-// path's; the stable path against the passes in order, same process
-// (H200, bench/results/2026-11-29-h200-55288f5/msd_pairs_kernels.md):
-// 2^27 1.065x, 2^28 0.898x.
+// 2.589: it waits on shared memory (88% busy under ncu), not on global
+// memory (a copy of the keys and values: 1.020 ms; bench/results/
+// 2026-11-29-h200x2-42d969e). In the sort it took 2.46-2.54 ms (ncu).
+// By bins (msd_local_pairs_kernel): 2^kLocalBinBits bins of the 16 low
+// bits, a bucket with a bin of more than kLocalMaxBin keys left to the sort
+// by bytes (not swept). Shapes, bench_radixsort --logs 28 --reps 7
+// --no-dists --only "u32/u32 pairs", H200, one process each, three rounds
+// interleaved, no temp and caller temp, against 56e20b7's 6.95-6.99 ms
+// (best CUB 7.42-7.47; bench/results/2026-11-29-h200-local-bins):
+//   512 x 9, 3 blocks an SM (40 registers)   6.11-6.16 ms   (this entry)
+//   512 x 9, 4 blocks (24 bytes of spills)   6.23-6.27
+//   512 x 9, 2 blocks                        6.35-6.42
+//   256 x 18, 4 / 3 blocks                   6.65 / 6.67-6.73
+//   8192 bins, 512 x 9, 3 / 2 blocks         7.07-7.09 / 7.26-7.28 (68 KB a block)
+// Both ways in one kernel, its registers went to the ranking by bytes: 256 x
+// 18 spilled and took 6.88-6.92 ms. kMinKeys: the stable path forced against
+// the passes in order, same process (bench/results/2026-11-29-h200-local-bins/
+// msd_pairs_sizes.txt): 2^25 1.322x, 2^26 1.001x, 2^27 0.849x, 2^28 0.768x;
+// so it starts halfway between 2^26 and 2^27 (it started at 3 x 2^26 with
+// the ranking by bytes alone: 2^27 1.065x, 2^28 0.898x).
 struct MsdPairsTuning : MsdTuningCommon {
-    static constexpr int kLocalThreads = 256;
-    static constexpr int kLocalItems = 18;
+    static constexpr int kLocalThreads = 512;
+    static constexpr int kLocalItems = 9;
     static constexpr int kLocalMinBlocks = 3;
     static constexpr int kLocalSlack = 31;
-    static constexpr size_t kMinKeys = size_t(3) << 26;
+    static constexpr int kLocalBinBits = 12;
+    static constexpr int kLocalMaxBin = 16;
+    static constexpr int kCrowdedThreads = 256;
+    static constexpr int kCrowdedItems = 18;
+    static constexpr int kCrowdedMinBlocks = 3;
+    static constexpr size_t kMinKeys = size_t(3) << 25;
 };
 
 // The counting sort of 8- and 16-bit keys without values (counting_sort.cuh).
