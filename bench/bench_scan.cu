@@ -59,7 +59,7 @@ const char kUsage[] =
     "  <= 0.87 x CUB; at 2^16 caller temp <= 0.60 x CUB (also in graphs with --graph).\n"
     "\n"
     "Environment: LIBSCAN_COMMIT overrides the commit printed (default: the one\n"
-    "the build was configured at).\n"
+    "the benchmark was built at).\n"
     "Exit status: 0 all results verified; 1 usage; 2 no CUDA device or a CUDA/libscan\n"
     "error (the run stopped); 3 a wrong result (libscan, or CUB int64 against CUB int) or\n"
     "a failed libscan graph capture.\n";
@@ -126,7 +126,7 @@ Options parse(int argc, char **argv) {
             std::fputs(kUsage, stdout);
             std::exit(kExitOk);
         } else if (a == "--version") {
-            std::printf("bench_scan (libscan %s, commit %s)\n", libscan_version_string(), LIBSCAN_BENCH_COMMIT);
+            std::printf("bench_scan (libscan %s, commit %s)\n", libscan_version_string(), libscan_bench_build_commit);
             std::exit(kExitOk);
         } else if (a == "--types") {
             const std::string list = value();
@@ -571,9 +571,8 @@ int main(int argc, char **argv) {
     int runtime = 0, driver = 0;
     BENCH_CK(cudaRuntimeGetVersion(&runtime));
     BENCH_CK(cudaDriverGetVersion(&driver));
-    const char *env_commit = std::getenv("LIBSCAN_COMMIT");
-    const bool commit_from_env = env_commit && *env_commit;
-    const std::string commit = commit_from_env ? env_commit : LIBSCAN_BENCH_COMMIT;
+    const bool commit_from_env = libscan_bench_commit_from_env() != 0;
+    const std::string commit = libscan_bench_commit();
 
     Report rep;
     rep.opt = &opt;
@@ -601,7 +600,7 @@ int main(int argc, char **argv) {
     std::printf("- CUDA runtime %d.%d, driver %d.%d; CUB %d.%d.%d\n", runtime / 1000, runtime % 1000 / 10,
                 driver / 1000, driver % 1000 / 10, CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
     std::printf("- libscan %s, commit %s (%s); build %s, CUDA architectures %s\n", libscan_version_string(),
-                commit.c_str(), commit_from_env ? "LIBSCAN_COMMIT" : "at configure time", LIBSCAN_BENCH_BUILD_TYPE,
+                commit.c_str(), commit_from_env ? "LIBSCAN_COMMIT" : "at build time", LIBSCAN_BENCH_BUILD_TYPE,
                 LIBSCAN_BENCH_CUDA_ARCHS);
     std::printf("- date: %s\n", utc_now().c_str());
     std::printf("- types %s; sizes 2^{%s}; sum operator; seed 0x%016llx (--seed to repeat)\n", types.c_str(),
