@@ -226,11 +226,11 @@ cudaError_t run_msd(const libscan__sort_plan_t &pl, const Codec<K> &codec, const
 // A, by the top byte) -> out (pass B, by the second byte inside each row),
 // then out in place, by bins, and the buckets whose bins are crowded by
 // bytes (on the blocks the GPU holds at once: sms); the value of key i is
-// i in an argsort. Passes A and B
-// are launched as the onesweep passes' first two (msd_sort.cuh), on their
-// tile counters and look-back words (`status`, zeroed before the call and
-// again here before pass B, for one more tile per row); when the path is
-// not taken they are those passes, and the passes from the third on follow.
+// i in an argsort. Passes A and B are launched as the onesweep passes'
+// first two (msd_sort.cuh), on their tile counters and look-back words
+// (`status`, zeroed before the call and again here before pass B, for one
+// more tile per row); when the path is not taken they are those passes,
+// and the passes from the third on follow.
 template <typename K, typename V, typename W>
 cudaError_t run_msd_pairs(const libscan__sort_plan_t &pl, const Codec<K> &codec, const MsdState &st,
                           const unsigned long long *hist, unsigned *counters, W *status, int sms, cudaStream_t stream) {
