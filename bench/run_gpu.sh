@@ -15,14 +15,17 @@
 #
 # Time: every stage is bounded (`timeout`) so the script ends within --budget
 # seconds (default 540) plus a few seconds for the summary, inside a 10-minute
-# command. On the H200 at bc4fb76 the build takes ~160 s, ctest ~400 s (the
-# gpu suites run one at a time) and the benchmarks ~250 s, so one command holds
-# the build and ctest (--no-sanitizer --no-bench: ctest then gets the whole
-# budget, else at most 300 s, 420 with --large), and the benchmarks
-# (--prebuilt --bench-only) and the sanitizer (--prebuilt --sanitizer-only)
-# follow in commands of their own while the machine is warm and keeps
-# build-gpu. Asked for everything at once, later stages get only what the
-# budget leaves and say so (TIMEOUT / NOT RUN).
+# command. On the 2-GPU H200 machine at a816b04 the build took 121 s and ctest
+# about 1000 s, nearly all of it under the GPU lock (test_sort_lib 120 s,
+# test_sort_identity_pass 72, test_segsort_lib 65, the programs' GPU scripts
+# 30-160 s each; the scripts have since left the lock), the benchmarks ~300 s.
+# So the run takes several commands on a machine kept warm (build-gpu stays):
+# the build and part of ctest (--no-sanitizer --no-bench --exclude-tests RE;
+# with neither later stage, ctest gets the whole budget, else at most 300 s,
+# 420 with --large), then --prebuilt with --tests RE (and --large), the
+# benchmarks (--prebuilt --bench-only, --app-benches) and the sanitizer
+# (--prebuilt --sanitizer-only, --san-suites). Asked for everything at once,
+# later stages get only what the budget leaves and say so (TIMEOUT / NOT RUN).
 #
 # LOGDIR: the first non-option argument, else $OUT if set, else ./gpu-logs.
 # It receives at most these 8 files (earlier copies are removed first; the
@@ -36,18 +39,31 @@
 #
 # Options:
 #   --large          also run the tests labelled `large` in ctest
+#   --tests REGEX    ctest runs only the tests whose names match REGEX (ctest -R)
+#   --exclude-tests REGEX
+#                    ctest leaves out the tests whose names match REGEX (ctest -E);
+#                    the two split the suite over commands (see Time above)
 #   --quick          benchmark table only at 2^16, 2^20, 2^24, 2^28
 #   --no-sanitizer   skip compute-sanitizer (tests + benchmarks: one 10-minute command)
 #   --no-bench       skip both benchmark runs
 #   --no-small       skip the latency run (bench_scan --small)
 #   --no-scan-bench  skip bench_scan's full table (keeps --small unless --no-small)
 #   --no-app-bench   skip the segmented, compact, radixsort and SAT benchmarks
+#   --app-benches LIST
+#                    only these of them: a comma list of segmented, compact,
+#                    radixsort, segsort, sat (to split the benchmarks over commands)
 #   --bench-only     build the benchmarks and run them only (no ctest, no sanitizer)
 #   --sanitizer-only [TOOLS]
 #                    build the gpu test suites and bench_scan, then only compute-sanitizer
 #                    (no ctest, no benchmarks), with the whole budget; TOOLS: a comma
 #                    list of memcheck, racecheck, synccheck (default all three; also
 #                    --sanitizer-only=TOOLS)
+#   --san-suites REGEX
+#                    only the sanitizer runs whose names (ctest's, and
+#                    bench_scan-small-sizes) match the extended regular expression
+#                    REGEX in full, e.g. 'test_sort_lib|test_segsort_lib': the
+#                    runs of one command get the whole stage, and the rest
+#                    follow in other commands
 #   --san-max-n N    LIBSCAN_TEST_MAX_N=N for every sanitizer run (default 1048576):
 #                    the suites leave out sizes above N elements (tests/README.md);
 #                    0 = no cap (the full sizes). ctest always runs the full sizes.
@@ -96,6 +112,7 @@ cd "$ROOT" || exit 1
 
 LOGDIR="" LARGE=0 QUICK=0 SANITIZE=1 BENCH=1 SMALL=1 TESTS=1 LEAK=0 BUDGET=540 APPS=1 SCANBENCH=1
 PREBUILT=0 SANONLY=0 SAN_TOOLS_ARG=memcheck,racecheck,synccheck SAN_MAX_N=1048576 BENCHONLY=0 NOSAN=0
+SAN_SUITES="" APP_BENCH_LIST=segmented,compact,radixsort,segsort,sat CT_ONLY="" CT_EXCLUDE=""
 JOBS=$(nproc 2>/dev/null || echo 4)
 ARGS="$*"
 SAN_TOOL_RE='^(memcheck|racecheck|synccheck)(,(memcheck|racecheck|synccheck))*$'
@@ -115,6 +132,21 @@ while (($#)); do
             # The suites refuse caps below 65536 (tests/support/harness.h); say so here, before the build.
             ((SAN_MAX_N == 0 || SAN_MAX_N >= 65536)) ||
                 { echo "run_gpu.sh: --san-max-n $2: use 0 (no cap) or at least 65536" >&2; exit 2; }
+            shift ;;
+        --san-suites)
+            [[ $# -ge 2 && -n $2 ]] || { echo "run_gpu.sh: --san-suites needs a regular expression" >&2; exit 2; }
+            # grep's own check: a malformed expression is refused here, not after the build.
+            grep -qE -- "$2" </dev/null 2>/dev/null; (($? == 2)) && { echo "run_gpu.sh: --san-suites $2: not an extended regular expression" >&2; exit 2; }
+            SAN_SUITES=$2
+            shift ;;
+        --app-benches)
+            [[ $# -ge 2 && $2 =~ ^(segmented|compact|radixsort|segsort|sat)(,(segmented|compact|radixsort|segsort|sat))*$ ]] ||
+                { echo "run_gpu.sh: --app-benches needs a comma list of segmented, compact, radixsort, segsort, sat" >&2; exit 2; }
+            APP_BENCH_LIST=$2
+            shift ;;
+        --tests | --exclude-tests)
+            [[ $# -ge 2 && -n $2 ]] || { echo "run_gpu.sh: $1 needs a regular expression" >&2; exit 2; }
+            if [[ $1 == --tests ]]; then CT_ONLY=$2; else CT_EXCLUDE=$2; fi
             shift ;;
         --large) LARGE=1 ;;
         --quick) QUICK=1 ;;
@@ -251,6 +283,10 @@ LOG=$LOGDIR/build.log
 t=$SECONDS
 DEADLINE=$((SECONDS + $(limit 300 build)))
 COMMON=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_PREFIX_PATH=$DEPS/usr")
+# radixsort --gpus N's test sorts across every GPU the machine has (its default, 1, is for
+# machines that cannot tell; it skips without NCCL or with fewer GPUs).
+NGPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+((NGPUS >= 1)) && COMMON+=("-DLIBSCAN_TEST_GPUS=$NGPUS")
 FULL_CONFIGURED=0 BUILD_ALL=skipped BENCH_BIN="" BUILD_NOTE=""
 { echo "cmake: $(cmake --version | head -1)"; echo "nvcc: $(nvcc --version 2>/dev/null | tail -1)"; } >>"$LOG"
 
@@ -386,11 +422,15 @@ if ((TESTS)); then
         ((SANITIZE || BENCH)) || cap=$BUDGET
         lim=$(limit "$cap" ctest)
         labels=(-LE large)
-        jobs=4
+        # The GPU suites hold one lock (tests/CMakeLists.txt); the other slots go to the
+        # CPU suites and the programs' scripts, which spend their time starting processes.
+        jobs=8
         if ((LARGE)); then labels=(); jobs=2; fi
+        [[ -n $CT_ONLY ]] && labels+=(-R "$CT_ONLY")
+        [[ -n $CT_EXCLUDE ]] && labels+=(-E "$CT_EXCLUDE")
         {
             echo "ctest in build-gpu, LIBSCAN_REQUIRE_GPU=$LIBSCAN_REQUIRE_GPU, LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-            echo "label filter: ${labels[*]:-none (--large)}; time limit ${lim}s"
+            echo "filter: ${labels[*]:-none (--large)}; time limit ${lim}s"
         } >"$LOG"
         (cd build-gpu && timeout -k 10 "$lim" ctest -V -j "$jobs" "${labels[@]}") >>"$LOG" 2>&1
         rc=$?
@@ -464,6 +504,14 @@ PY
             "$ROOT" "$BENCH_BIN" >>"$list"
     else
         printf 'bench_scan-small-sizes\x1f%s\x1f\x1f\n' "$ROOT" >>"$list"
+    fi
+    if [[ -n $SAN_SUITES ]]; then
+        # Names matched in full; the lines left out are not runs of this command at all.
+        local re="^($SAN_SUITES)\$" line
+        while IFS= read -r line; do
+            [[ ${line%%$'\x1f'*} =~ $re ]] && printf '%s\n' "$line"
+        done <"$list" >"$list.kept"
+        mv "$list.kept" "$list"
     fi
     echo "$list"
 }
@@ -589,6 +637,8 @@ if ((SANITIZE)); then
     list=$(make_run_list)
     nruns=$(wc -l <"$list")
     SAN_UNWEIGHTED=""
+    # With --san-suites the weighted suites left out are meant to be; the check would only mislead.
+    [[ -n $SAN_SUITES ]] && SAN_WEIGHTED=()
     for w in "${SAN_WEIGHTED[@]}"; do
         cut -d $'\x1f' -f1 "$list" | grep -qx -- "$w" || SAN_UNWEIGHTED+="${SAN_UNWEIGHTED:+ }$w"
     done
@@ -626,7 +676,7 @@ if ((SANITIZE)); then
                 continue
             fi
             if ((nruns == 0)); then
-                record "$tool" FAILED 0 "nothing to run (no test list, no bench_scan)"
+                record "$tool" FAILED 0 "nothing to run (no test list, no bench_scan${SAN_SUITES:+, or none named by --san-suites $SAN_SUITES})"
                 continue
             fi
             status=ok
@@ -734,11 +784,13 @@ run_app_bench() {
 }
 
 if ((BENCH && APPS)); then
-    run_app_bench bench-segmented bench_segmented 120
-    run_app_bench bench-compact bench_compact 120
-    run_app_bench bench-radixsort bench_radixsort 180
-    run_app_bench bench-segsort bench_segsort 180
-    run_app_bench bench-sat bench_sat 120
+    # in_list WORD: WORD is one of --app-benches' names.
+    in_list() { [[ ,$APP_BENCH_LIST, == *,$1,* ]]; }
+    in_list segmented && run_app_bench bench-segmented bench_segmented 120
+    in_list compact && run_app_bench bench-compact bench_compact 120
+    in_list radixsort && run_app_bench bench-radixsort bench_radixsort 180
+    in_list segsort && run_app_bench bench-segsort bench_segsort 180
+    in_list sat && run_app_bench bench-sat bench_sat 120
 fi
 
 # ---- 5. summary ------------------------------------------------------------------------
