@@ -24,8 +24,9 @@
 # with neither later stage, ctest gets the whole budget, else at most 300 s,
 # 420 with --large), then --prebuilt with --tests RE (and --large), the
 # benchmarks (--prebuilt --bench-only, --app-benches) and the sanitizer
-# (--prebuilt --sanitizer-only, --san-suites). Asked for everything at once,
-# later stages get only what the budget leaves and say so (TIMEOUT / NOT RUN).
+# (--prebuilt --sanitizer-only, --san-suites; the programs' scripts only by
+# name). Asked for everything at once, later stages get only what the budget
+# leaves and say so (TIMEOUT / NOT RUN).
 #
 # LOGDIR: the first non-option argument, else $OUT if set, else ./gpu-logs.
 # It receives at most these 8 files (earlier copies are removed first; the
@@ -79,8 +80,10 @@
 #                    and RPATHs name it: link it there). A benchmark that
 #                    did not come built is reported as NOT RUN.
 #
-# compute-sanitizer: every gpu-labelled ctest entry (not `large`) and bench_scan
-# on small sizes (its first opts = NULL calls included, so the temp cache runs
+# compute-sanitizer: every gpu-labelled ctest entry (not `large`, and not the
+# programs' scripts, label `cli`: each starts a hundred processes or more, which
+# no share of a stage holds under a sanitizer; --san-suites runs them by name)
+# and bench_scan on small sizes (its first opts = NULL calls included, so the temp cache runs
 # under each tool), one after another; each run gets a weighted share of the
 # time left (san_weight, per tool: test_sort_lib 8, racecheck's test_device_scan
 # and test_sat_lib 4 and 8, test_segmented 2 and racecheck's test_compact_lib 2,
@@ -466,7 +469,7 @@ fi
 
 # ---- 3. compute-sanitizer -------------------------------------------------------------
 
-# The runs: every gpu-labelled test (not `large`) as ctest would start it,
+# The runs: every gpu-labelled test (not `large`, not `cli` unless --san-suites) as ctest would start it,
 # plus bench_scan on small sizes, eager launches only (--no-graph; the captured
 # grid scan is covered by test_device_scan). One line each: name, dir, env, command, separated
 # by the ASCII unit separator (0x1f; a tab would let `read` merge an empty env field).
@@ -477,15 +480,16 @@ make_run_list() {
     if ((FULL_CONFIGURED)); then
         if command -v python3 >/dev/null 2>&1 &&
             (cd build-gpu && ctest -L gpu -LE large -N --show-only=json-v1) >"$TMPD/tests.json" 2>/dev/null; then
-            python3 - "$TMPD/tests.json" >>"$list" <<'PY'
+            python3 - "$TMPD/tests.json" "$SAN_SUITES" >>"$list" <<'PY'
 import json, shlex, sys
 data = json.load(open(sys.argv[1]))
+named = sys.argv[2] != ""  # --san-suites: its names decide, the programs' scripts included
 for t in data.get("tests", []):
     props = {p.get("name"): p.get("value") for p in t.get("properties", [])}
     labels = props.get("LABELS") or []
     labels = [labels] if isinstance(labels, str) else labels
     cmd = t.get("command") or []
-    if "gpu" not in labels or "large" in labels:
+    if "gpu" not in labels or "large" in labels or ("cli" in labels and not named):
         continue
     env = props.get("ENVIRONMENT") or []
     env = [env] if isinstance(env, str) else env
