@@ -45,7 +45,7 @@
 #                    ctest leaves out the tests whose names match REGEX (ctest -E);
 #                    the two split the suite over commands (see Time above)
 #   --quick          benchmark table only at 2^16, 2^20, 2^24, 2^28
-#   --no-sanitizer   skip compute-sanitizer (tests + benchmarks: one 10-minute command)
+#   --no-sanitizer   skip compute-sanitizer (tests + benchmarks)
 #   --no-bench       skip both benchmark runs
 #   --no-small       skip the latency run (bench_scan --small)
 #   --no-scan-bench  skip bench_scan's full table (keeps --small unless --no-small)
@@ -418,8 +418,8 @@ if ((TESTS)); then
         echo "ctest not run: $(remaining)s of the budget left after the build" >"$LOG"
         record ctest "NOT RUN" 0 "budget: $(remaining)s left after the build"
     elif ((FULL_CONFIGURED)); then
-        # The suite took ~180 s on the H100 (consumer_subdirectory alone 90 s) and ~400 s on the
-        # H200 at bc4fb76 (the sort suites grew); the large tests about a minute. The cap leaves
+        # The suite took ~180 s on the H100 (consumer_subdirectory alone 90 s) and ~1000 s on
+        # the H200 at a816b04 (Time, above); the large tests about a minute. The cap leaves
         # the sanitizer and the benchmarks their share; with neither, ctest gets the budget.
         cap=$((LARGE ? 420 : 300))
         ((SANITIZE || BENCH)) || cap=$BUDGET
